@@ -1,0 +1,1 @@
+//! Runs untrusted programs inside wasmtime with hard limits.

@@ -1,0 +1,1 @@
+//! Heterogeneous agents on libtorch: generation, log-probs, HACPO updates.
