@@ -81,8 +81,8 @@ fn invalid(path: String, message: String, status: StatusCode) -> ApiError {
     let field = match (path.as_str(), named) {
         (".", Some(name)) => Some(name),
         (".", None) => None,
-        (p, Some(name)) => Some(format!("{p}.{name}")),
-        (p, None) => Some(p.to_string()),
+        (p, Some(name)) if !p.ends_with(name.as_str()) => Some(format!("{p}.{name}")),
+        (p, _) => Some(p.to_string()),
     };
     let message = match &field {
         Some(f) => format!("{f}: {message}"),
@@ -145,7 +145,10 @@ mod tests {
             r#"{"items":[{"task_id":"67e55044-10b1-426f-9247-bb680e5fe0c8","step":1,"stpe":2}]}"#;
         assert_eq!(field_of(unknown).0.as_deref(), Some("items[0].stpe"));
         assert_eq!(field_of("{\"items\": [").1, StatusCode::BAD_REQUEST);
-        assert_eq!(field_of("{} trailing").1, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            field_of(r#"{"items": []} trailing"#).1,
+            StatusCode::BAD_REQUEST
+        );
         assert_eq!(
             field_of("{}"),
             (Some("items".into()), StatusCode::UNPROCESSABLE_ENTITY)
