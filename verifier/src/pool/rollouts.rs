@@ -208,6 +208,9 @@ pub struct GroupMember {
     pub logprob_sum: Option<f64>,
     /// Version of the generating policy.
     pub policy_version: i64,
+    /// Client metadata (e.g. whether generation ended with an end-of-turn token).
+    #[schema(value_type = Object)]
+    pub metadata: Value,
     #[serde(skip)]
     #[sqlx(rename = "task_id")]
     task: Uuid,
@@ -230,7 +233,7 @@ pub struct Group {
 pub async fn groups(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<Group>> {
     let members: Vec<GroupMember> = sqlx::query_as(
         "select r.id, r.agent_id, a.name as agent, r.response, r.reward, r.correct, r.token_count,
-                r.logprob_mean, r.logprob_sum, r.policy_version, r.task_id, t.prompt
+                r.logprob_mean, r.logprob_sum, r.policy_version, r.metadata, r.task_id, t.prompt
          from rollouts r join agents a on a.id = r.agent_id join tasks t on t.id = r.task_id
          where r.run = $1 and r.step = $2 and r.status = 'scored'
          order by t.seq, a.name, r.seq",
