@@ -5,6 +5,7 @@ pub mod chat;
 pub mod checkpoint;
 pub mod generation;
 pub mod gguf;
+pub mod hacpo;
 pub mod logprob;
 pub mod models;
 pub mod policy;
@@ -22,7 +23,10 @@ use std::path::PathBuf;
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("HACRL_CACHE") {
         Some(dir) => PathBuf::from(dir),
-        None => std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/hacrl"),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".cache/hacrl"),
     }
 }
 
