@@ -3,7 +3,8 @@
 # the repo. Only the wheels libtorch_cpu needs are installed (--no-deps): the full CUDA dependency
 # set is ~2.7 GB and CI never has a GPU. Python's `import torch` does not work in this slim venv
 # (torch/_C needs cuDNN etc.); only the Rust side uses it. For a GPU machine or the PyTorch-eager
-# reference bench, set HACRL_TORCH_FULL=1 to install torch with all its dependencies instead.
+# reference bench, set HACRL_TORCH_FULL=1 to install torch with all its dependencies (and
+# transformers, the reference implementation) into a second venv instead.
 set -euo pipefail
 
 cache="${HACRL_CACHE:-$HOME/.cache/hacrl}"
@@ -23,7 +24,7 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --upgrade pip
 # pip checks every wheel against the sha256 that PyPI publishes for it.
 if [[ "${HACRL_TORCH_FULL:-0}" == 1 ]]; then
-    "$venv/bin/pip" install --quiet torch==2.13.0 numpy safetensors
+    "$venv/bin/pip" install --quiet torch==2.13.0 numpy safetensors transformers
     "$venv/bin/python" -c 'import torch; assert torch.__version__.startswith("2.13.0"), torch.__version__'
 else
     "$venv/bin/pip" install --quiet --no-deps \

@@ -128,6 +128,12 @@ pub struct GgufFile {
     data_start: usize,
 }
 
+impl std::fmt::Debug for GgufFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GgufFile").field("metadata_keys", &self.metadata.len()).field("tensors", &self.tensors.len()).finish()
+    }
+}
+
 struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -522,4 +528,104 @@ pub fn import_cached(gguf: &Path, cache_root: &Path) -> Result<PathBuf> {
 /// Default cache location for imported GGUF models: `${HACRL_CACHE:-$HOME/.cache/hacrl}/gguf`.
 pub fn default_cache_root() -> PathBuf {
     crate::cache_dir().join("gguf")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f16_bytes(x: f32) -> [u8; 2] {
+        f16::from_f32(x).to_le_bytes()
+    }
+
+    #[test]
+    fn q4_0_block() {
+        let mut b = f16_bytes(0.5).to_vec();
+        b.extend((0..16u8).map(|j| j | ((15 - j) << 4)));
+        let v = dequantize(GgmlType::Q4_0, &b);
+        assert_eq!(v.len(), 32);
+        assert_eq!(v[0], -4.0); // (0 - 8) * 0.5
+        assert_eq!(v[15], 3.5); // (15 - 8) * 0.5
+        assert_eq!(v[16], 3.5); // high nibble of byte 0 = 15
+        assert_eq!(v[31], -4.0);
+    }
+
+    #[test]
+    fn q4_1_block() {
+        let mut b = f16_bytes(0.25).to_vec();
+        b.extend(f16_bytes(-1.0));
+        b.extend((0..16u8).map(|j| j | (3 << 4)));
+        let v = dequantize(GgmlType::Q4_1, &b);
+        assert_eq!(v[0], -1.0);
+        assert_eq!(v[4], 0.0);
+        assert_eq!(v[15], 2.75);
+        assert!(v[16..].iter().all(|&x| x == -0.25));
+    }
+
+    #[test]
+    fn q8_0_block() {
+        let mut b = f16_bytes(0.125).to_vec();
+        b.extend((0..32i8).map(|j| (j - 16) as u8));
+        let v = dequantize(GgmlType::Q8_0, &b);
+        assert_eq!(v[0], -2.0);
+        assert_eq!(v[16], 0.0);
+        assert_eq!(v[31], 1.875);
+    }
+
+    #[test]
+    fn float_encodings() {
+        assert_eq!(dequantize(GgmlType::F16, &[f16_bytes(1.5), f16_bytes(-2.0)].concat()), vec![1.5, -2.0]);
+        assert_eq!(dequantize(GgmlType::F32, &3.25f32.to_le_bytes()), vec![3.25]);
+        assert_eq!(dequantize(GgmlType::BF16, &half::bf16::from_f32(-0.5).to_le_bytes()), vec![-0.5]);
+    }
+
+    #[test]
+    fn qk_permutation_round_trips_and_interleaves_halves() {
+        let w = Tensor::arange(2 * 8 * 3, (Kind::Float, tch::Device::Cpu)).view([16, 3]);
+        let p = permute_qk(&w, 2);
+        assert!(unpermute_qk(&p, 2).equal(&w));
+        // Head 0 rows [0..8] become 0,4,1,5,2,6,3,7: the two rotary halves interleaved.
+        let rows: Vec<f32> = Vec::try_from(p.narrow(0, 0, 8).select(1, 0) / 3.0).unwrap();
+        assert_eq!(rows, vec![0.0, 4.0, 1.0, 5.0, 2.0, 6.0, 3.0, 7.0]);
+    }
+
+    #[test]
+    fn tensor_names_map_to_hugging_face() {
+        assert_eq!(hf_name("blk.12.attn_q.weight").unwrap(), "model.layers.12.self_attn.q_proj.weight");
+        assert_eq!(hf_name("blk.0.attn_k.bias").unwrap(), "model.layers.0.self_attn.k_proj.bias");
+        assert_eq!(hf_name("blk.3.attn_k_norm.weight").unwrap(), "model.layers.3.self_attn.k_norm.weight");
+        assert_eq!(hf_name("output.weight").unwrap(), "lm_head.weight");
+        assert!(hf_name("blk.0.weird.weight").is_err());
+    }
+
+    fn header(version: u32, n_tensors: u64, n_kv: u64) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        b.extend(version.to_le_bytes());
+        b.extend(n_tensors.to_le_bytes());
+        b.extend(n_kv.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        assert!(GgufFile::parse(b"GGML1234".to_vec()).unwrap_err().to_string().contains("bad magic"));
+        assert!(GgufFile::parse(header(1, 0, 0)).unwrap_err().to_string().contains("version"));
+        // Claims a key/value that is not there.
+        assert!(GgufFile::parse(header(3, 0, 1)).unwrap_err().to_string().contains("truncated"));
+        // A huge string length must not allocate or panic.
+        let mut b = header(3, 0, 1);
+        b.extend(u64::MAX.to_le_bytes());
+        assert!(GgufFile::parse(b).is_err());
+        // One F32 tensor whose data lies past the end of the file.
+        let mut b = header(3, 1, 0);
+        b.extend(1u64.to_le_bytes());
+        b.push(b'w');
+        b.extend(1u32.to_le_bytes());
+        b.extend(4u64.to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        let g = GgufFile::parse(b).unwrap();
+        assert_eq!(g.tensors[0].shape, vec![4]);
+        assert!(g.tensor(&g.tensors[0]).unwrap_err().to_string().contains("past the end"));
+    }
 }

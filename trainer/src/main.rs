@@ -101,7 +101,10 @@ fn load(args: &ModelArgs) -> Result<Policy> {
     if device.is_cuda() && !tch::Cuda::is_available() {
         bail!("CUDA requested but not available in this libtorch build");
     }
-    Policy::load(&args.model, device).with_context(|| format!("cannot load model {}", args.model.display()))
+    let start = std::time::Instant::now();
+    let policy = Policy::load(&args.model, device).with_context(|| format!("cannot load model {}", args.model.display()))?;
+    tracing::info!(secs = start.elapsed().as_secs_f64(), model = %args.model.display(), "loaded");
+    Ok(policy)
 }
 
 fn main() -> Result<()> {

@@ -12,7 +12,7 @@ use crate::chat::{ChatTemplate, Message};
 use crate::checkpoint;
 use crate::generation::{self, SamplingParams, Sampled};
 use crate::logprob::{self, ResponseScores};
-use crate::models::{Config, Model};
+use crate::models::{Config, Model, WeightInit};
 use crate::tokenizer::Tokenizer;
 
 /// A finished generation for one prompt.
@@ -128,7 +128,7 @@ impl Policy {
         };
         ensure!(dir.is_dir(), "model path {} is neither a directory nor a .gguf file", dir.display());
         let config_json = read_json(&dir.join("config.json"))?;
-        let policy = Self::build(config_json, read_tokenizer_files(&dir)?, device, kind)?;
+        let policy = Self::build(config_json, read_tokenizer_files(&dir)?, device, kind, WeightInit::Zeros)?;
         checkpoint::load_weights(&policy.vs, &dir).with_context(|| format!("loading weights from {}", dir.display()))?;
         Ok(policy)
     }
@@ -137,10 +137,10 @@ impl Policy {
     /// (tokenizer.json, tokenizer_config.json, …) found in `tokenizer_dir`.
     pub fn from_config(config_json: Value, tokenizer_dir: &Path, device: Device, kind: Kind, seed: i64) -> Result<Self> {
         tch::manual_seed(seed);
-        Self::build(config_json, read_tokenizer_files(tokenizer_dir)?, device, kind)
+        Self::build(config_json, read_tokenizer_files(tokenizer_dir)?, device, kind, WeightInit::Random)
     }
 
-    fn build(config_json: Value, files: TokenizerFiles, device: Device, kind: Kind) -> Result<Self> {
+    fn build(config_json: Value, files: TokenizerFiles, device: Device, kind: Kind, init: WeightInit) -> Result<Self> {
         let config: Config = serde_json::from_value(config_json.clone()).context("config.json does not describe a supported model")?;
         config.validate()?;
         ensure!(
@@ -150,7 +150,7 @@ impl Policy {
             config.vocab_size
         );
         let mut vs = VarStore::new(device);
-        let model = Model::new(&vs.root(), &config)?;
+        let model = Model::new(&vs.root(), &config, init)?;
         vs.set_kind(kind);
         let tc = &files.tokenizer_config;
         let id_of = |field: &str| token_field(tc, field).and_then(|t| files.tokenizer.token_id(&t));

@@ -210,6 +210,24 @@ impl Config {
     }
 }
 
+/// How freshly created parameters are filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeightInit {
+    /// Normal(0, initializer_range) matrices, unit norms: a model to train from scratch.
+    Random,
+    /// Zeros: cheap placeholders about to be overwritten by a checkpoint.
+    Zeros,
+}
+
+impl WeightInit {
+    fn matrix(self, std: f64) -> Init {
+        match self {
+            WeightInit::Random => Init::Randn { mean: 0.0, stdev: std },
+            WeightInit::Zeros => Init::Const(0.0),
+        }
+    }
+}
+
 /// A linear layer stored as `weight` [out, in] and optional `bias`, as in PyTorch.
 #[derive(Debug)]
 struct Linear {
@@ -218,8 +236,8 @@ struct Linear {
 }
 
 impl Linear {
-    fn new(p: Path, in_dim: i64, out_dim: i64, bias: bool, std: f64) -> Self {
-        let weight = p.var("weight", &[out_dim, in_dim], Init::Randn { mean: 0.0, stdev: std });
+    fn new(p: Path, in_dim: i64, out_dim: i64, bias: bool, init: Init) -> Self {
+        let weight = p.var("weight", &[out_dim, in_dim], init);
         let bias = bias.then(|| p.var("bias", &[out_dim], Init::Const(0.0)));
         Self { weight, bias }
     }
@@ -319,15 +337,15 @@ struct Attention {
 }
 
 impl Attention {
-    fn new(p: Path, cfg: &Config) -> Self {
-        let (h, kv, d, std) =
-            (cfg.num_attention_heads, cfg.num_kv_heads(), cfg.head_dim(), cfg.initializer_range);
+    fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
+        let (h, kv, d, w_init) =
+            (cfg.num_attention_heads, cfg.num_kv_heads(), cfg.head_dim(), init.matrix(cfg.initializer_range));
         let norm = |name: &str| cfg.qk_norm().then(|| RmsNorm::new(&p / name, d, cfg.rms_norm_eps));
         Self {
-            q_proj: Linear::new(&p / "q_proj", cfg.hidden_size, h * d, cfg.qkv_bias(), std),
-            k_proj: Linear::new(&p / "k_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), std),
-            v_proj: Linear::new(&p / "v_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), std),
-            o_proj: Linear::new(&p / "o_proj", h * d, cfg.hidden_size, cfg.o_bias(), std),
+            q_proj: Linear::new(&p / "q_proj", cfg.hidden_size, h * d, cfg.qkv_bias(), w_init),
+            k_proj: Linear::new(&p / "k_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), w_init),
+            v_proj: Linear::new(&p / "v_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), w_init),
+            o_proj: Linear::new(&p / "o_proj", h * d, cfg.hidden_size, cfg.o_bias(), w_init),
             q_norm: norm("q_norm"),
             k_norm: norm("k_norm"),
             n_heads: h,
@@ -368,12 +386,12 @@ struct Mlp {
 }
 
 impl Mlp {
-    fn new(p: Path, cfg: &Config) -> Self {
-        let (h, i, std) = (cfg.hidden_size, cfg.intermediate_size, cfg.initializer_range);
+    fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
+        let (h, i, w_init) = (cfg.hidden_size, cfg.intermediate_size, init.matrix(cfg.initializer_range));
         Self {
-            gate_proj: Linear::new(&p / "gate_proj", h, i, false, std),
-            up_proj: Linear::new(&p / "up_proj", h, i, false, std),
-            down_proj: Linear::new(&p / "down_proj", i, h, false, std),
+            gate_proj: Linear::new(&p / "gate_proj", h, i, false, w_init),
+            up_proj: Linear::new(&p / "up_proj", h, i, false, w_init),
+            down_proj: Linear::new(&p / "down_proj", i, h, false, w_init),
         }
     }
 
@@ -391,16 +409,16 @@ struct DecoderLayer {
 }
 
 impl DecoderLayer {
-    fn new(p: Path, cfg: &Config) -> Self {
+    fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
         Self {
             input_layernorm: RmsNorm::new(&p / "input_layernorm", cfg.hidden_size, cfg.rms_norm_eps),
-            self_attn: Attention::new(&p / "self_attn", cfg),
+            self_attn: Attention::new(&p / "self_attn", cfg, init),
             post_attention_layernorm: RmsNorm::new(
                 &p / "post_attention_layernorm",
                 cfg.hidden_size,
                 cfg.rms_norm_eps,
             ),
-            mlp: Mlp::new(&p / "mlp", cfg),
+            mlp: Mlp::new(&p / "mlp", cfg, init),
         }
     }
 
@@ -423,24 +441,24 @@ pub struct Model {
 }
 
 impl Model {
-    /// Creates the parameters under `p` (random normal init, norms at one).
-    pub fn new(p: &Path, config: &Config) -> anyhow::Result<Self> {
+    /// Creates the parameters under `p`.
+    pub fn new(p: &Path, config: &Config, init: WeightInit) -> anyhow::Result<Self> {
         config.validate()?;
         let m = p / "model";
         let embed_tokens = (&m / "embed_tokens").var(
             "weight",
             &[config.vocab_size, config.hidden_size],
-            Init::Randn { mean: 0.0, stdev: config.initializer_range },
+            init.matrix(config.initializer_range),
         );
         let layers = (0..config.num_hidden_layers)
-            .map(|i| DecoderLayer::new(&m / "layers" / i, config))
+            .map(|i| DecoderLayer::new(&m / "layers" / i, config, init))
             .collect();
         let norm = RmsNorm::new(&m / "norm", config.hidden_size, config.rms_norm_eps);
         let lm_head = (!config.tie_word_embeddings).then(|| {
             (p / "lm_head").var(
                 "weight",
                 &[config.vocab_size, config.hidden_size],
-                Init::Randn { mean: 0.0, stdev: config.initializer_range },
+                init.matrix(config.initializer_range),
             )
         });
         let inv_freq = Tensor::from_slice(&config.rope_inv_freq())

@@ -2,4 +2,4 @@
 
 pub mod llama;
 
-pub use llama::{Config, KvCache, Model};
+pub use llama::{Config, KvCache, Model, WeightInit};
