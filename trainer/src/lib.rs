@@ -2,6 +2,7 @@
 //! import, batched generation, log-probs of any response under any agent, and checkpoints.
 
 pub mod chat;
+pub mod config;
 pub mod checkpoint;
 pub mod generation;
 pub mod gguf;
@@ -9,7 +10,9 @@ pub mod hacpo;
 pub mod logprob;
 pub mod models;
 pub mod policy;
+pub mod run;
 pub mod tokenizer;
+pub mod verifier;
 
 pub use chat::{ChatTemplate, Message};
 pub use generation::{FinishReason, Sampled, SamplingParams};

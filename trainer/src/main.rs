@@ -22,6 +22,29 @@ enum Command {
     Generate(GenerateArgs),
     /// Log-probability of a response after a prompt, tokenized by the model's own tokenizer.
     Logprob(LogprobArgs),
+    /// Train agents against a running verifier (HACPO or a baseline), as a TOML file describes.
+    ///
+    /// Resumes from the last checkpoint in the run's output_dir when one exists.
+    Run {
+        /// The run's TOML file (see examples/).
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Create a model with random (seeded) weights from a config.json and a tokenizer directory.
+    InitModel {
+        /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
+        #[arg(long)]
+        config: PathBuf,
+        /// Directory with tokenizer.json and tokenizer_config.json (chat template).
+        #[arg(long)]
+        tokenizer: PathBuf,
+        /// Output directory (Hugging Face layout).
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed of the weight initialisation.
+        #[arg(long, default_value_t = 0)]
+        seed: i64,
+    },
     /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
     ImportGguf {
         /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors; llama, qwen2, qwen3).
@@ -149,6 +172,14 @@ fn main() -> Result<()> {
             } else {
                 println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
             }
+        }
+        Command::Run { config } => {
+            trainer::run::run(&trainer::config::RunConfig::load(&config)?)?;
+        }
+        Command::InitModel { config, tokenizer, out, seed } => {
+            let cfg = serde_json::from_str(&std::fs::read_to_string(&config).with_context(|| format!("reading {}", config.display()))?)?;
+            Policy::from_config(cfg, &tokenizer, Device::Cpu, tch::Kind::Float, seed)?.save(&out)?;
+            println!("{}", out.display());
         }
         Command::ImportGguf { gguf, out } => {
             trainer::gguf::import(&gguf, &out)?;
