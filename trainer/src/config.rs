@@ -116,8 +116,10 @@ fn cpu() -> String {
 impl RunConfig {
     /// Reads and checks a config file; relative paths become relative to its folder.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut cfg: Self = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut cfg: Self =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
         for a in &mut cfg.agents {
@@ -131,10 +133,22 @@ impl RunConfig {
     pub fn validate(&self) -> Result<()> {
         let r = &self.run;
         ensure!(!r.name.is_empty(), "run.name must not be empty");
-        ensure!(r.steps > 0 && r.prompts_per_step > 0, "run.steps and run.prompts_per_step must be positive");
-        ensure!(r.group_size >= 2, "run.group_size must be at least 2 (advantages need a group)");
-        ensure!(r.minibatches >= 1 && r.checkpoint_every >= 1, "run.minibatches and run.checkpoint_every must be positive");
-        ensure!(!self.agents.is_empty(), "at least one [[agents]] entry is needed");
+        ensure!(
+            r.steps > 0 && r.prompts_per_step > 0,
+            "run.steps and run.prompts_per_step must be positive"
+        );
+        ensure!(
+            r.group_size >= 2,
+            "run.group_size must be at least 2 (advantages need a group)"
+        );
+        ensure!(
+            r.minibatches >= 1 && r.checkpoint_every >= 1,
+            "run.minibatches and run.checkpoint_every must be positive"
+        );
+        ensure!(
+            !self.agents.is_empty(),
+            "at least one [[agents]] entry is needed"
+        );
         ensure!(
             !self.algorithm.algorithm.shares() || self.agents.len() >= 2,
             "{:?} shares rollouts between agents: give at least two",
@@ -143,8 +157,14 @@ impl RunConfig {
         let mut names: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
         names.sort();
         names.dedup();
-        ensure!(names.len() == self.agents.len(), "agent names must be unique");
-        ensure!(self.agents.iter().all(|a| a.lr > 0.0), "every agent needs lr > 0");
+        ensure!(
+            names.len() == self.agents.len(),
+            "agent names must be unique"
+        );
+        ensure!(
+            self.agents.iter().all(|a| a.lr > 0.0),
+            "every agent needs lr > 0"
+        );
         Ok(())
     }
 }

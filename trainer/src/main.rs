@@ -108,31 +108,23 @@ struct LogprobArgs {
     json: bool,
 }
 
-fn parse_device(s: &str) -> Result<Device> {
-    Ok(match s {
-        "cpu" => Device::Cpu,
-        "cuda" => Device::Cuda(0),
-        other => match other.strip_prefix("cuda:") {
-            Some(n) => Device::Cuda(n.parse().with_context(|| format!("bad device {other:?}"))?),
-            None => bail!("unknown device {other:?} (use cpu, cuda or cuda:N)"),
-        },
-    })
-}
-
 fn load(args: &ModelArgs) -> Result<Policy> {
-    let device = parse_device(&args.device)?;
+    let device = trainer::run::parse_device(&args.device)?;
     if device.is_cuda() && !tch::Cuda::is_available() {
         bail!("CUDA requested but not available in this libtorch build");
     }
     let start = std::time::Instant::now();
-    let policy = Policy::load(&args.model, device).with_context(|| format!("cannot load model {}", args.model.display()))?;
+    let policy = Policy::load(&args.model, device)
+        .with_context(|| format!("cannot load model {}", args.model.display()))?;
     tracing::info!(secs = start.elapsed().as_secs_f64(), model = %args.model.display(), "loaded");
     Ok(policy)
 }
 
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
@@ -151,8 +143,11 @@ fn main() -> Result<()> {
             tracing::info!(tokens, secs = start.elapsed().as_secs_f64(), "generated");
             for (prompt, g) in a.prompt.iter().zip(&gens) {
                 if a.json {
-                    println!("{}", json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
-                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason}));
+                    println!(
+                        "{}",
+                        json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
+                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason})
+                    );
                 } else {
                     println!("{}", g.text);
                 }
@@ -160,7 +155,11 @@ fn main() -> Result<()> {
         }
         Command::Logprob(a) => {
             let policy = load(&a.model)?;
-            let pair = TextPair { prompt: a.prompt, response: a.response, ends_turn: !a.no_eos };
+            let pair = TextPair {
+                prompt: a.prompt,
+                response: a.response,
+                ends_turn: !a.no_eos,
+            };
             let scores = tch::no_grad(|| policy.score_texts(std::slice::from_ref(&pair)))?;
             let mean = f64::try_from(scores.mean_logprob.get(0))?;
             let n = scores.lengths[0];
@@ -168,7 +167,10 @@ fn main() -> Result<()> {
             let per_token = Vec::<f32>::try_from(scores.token_logprobs.get(0).narrow(0, r - n, n))?;
             let sum: f64 = per_token.iter().map(|&x| f64::from(x)).sum();
             if a.json {
-                println!("{}", json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token}));
+                println!(
+                    "{}",
+                    json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token})
+                );
             } else {
                 println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
             }
@@ -176,9 +178,18 @@ fn main() -> Result<()> {
         Command::Run { config } => {
             trainer::run::run(&trainer::config::RunConfig::load(&config)?)?;
         }
-        Command::InitModel { config, tokenizer, out, seed } => {
-            let cfg = serde_json::from_str(&std::fs::read_to_string(&config).with_context(|| format!("reading {}", config.display()))?)?;
-            Policy::from_config(cfg, &tokenizer, Device::Cpu, tch::Kind::Float, seed)?.save(&out)?;
+        Command::InitModel {
+            config,
+            tokenizer,
+            out,
+            seed,
+        } => {
+            let cfg = serde_json::from_str(
+                &std::fs::read_to_string(&config)
+                    .with_context(|| format!("reading {}", config.display()))?,
+            )?;
+            Policy::from_config(cfg, &tokenizer, Device::Cpu, tch::Kind::Float, seed)?
+                .save(&out)?;
             println!("{}", out.display());
         }
         Command::ImportGguf { gguf, out } => {

@@ -81,7 +81,10 @@ pub struct Member {
 impl Member {
     /// Whether the source finished its turn (so a learner appends its own end-of-turn token).
     pub fn ends_turn(&self) -> bool {
-        self.metadata.get("ends_turn").and_then(Value::as_bool).unwrap_or(true)
+        self.metadata
+            .get("ends_turn")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
     }
 }
 
@@ -117,13 +120,23 @@ const ATTEMPTS: u32 = 8;
 impl VerifierClient {
     /// A client of the verifier at `base` (e.g. `http://127.0.0.1:8080`).
     pub fn new(base: &str) -> Result<Self> {
-        let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(600)).build()?;
-        Ok(Self { base: base.trim_end_matches('/').to_string(), http })
+        let http = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(600))
+            .build()?;
+        Ok(Self {
+            base: base.trim_end_matches('/').to_string(),
+            http,
+        })
     }
 
     /// Sends a request, retrying transport errors and 503s with backoff (every call here is
     /// idempotent), and decodes the JSON answer; other errors carry the service's message.
-    fn call<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> Result<T> {
+    fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<T> {
         let url = format!("{}{path}", self.base);
         let mut wait = Duration::from_millis(200);
         for attempt in 1..=ATTEMPTS {
@@ -132,8 +145,13 @@ impl VerifierClient {
                 req = req.json(b);
             }
             match req.send() {
-                Ok(r) if r.status().is_success() => return r.json().with_context(|| format!("decoding {path}")),
-                Ok(r) if r.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE && attempt < ATTEMPTS => {
+                Ok(r) if r.status().is_success() => {
+                    return r.json().with_context(|| format!("decoding {path}"));
+                }
+                Ok(r)
+                    if r.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE
+                        && attempt < ATTEMPTS =>
+                {
                     tracing::warn!(%url, attempt, "verifier unavailable; retrying");
                 }
                 Ok(r) => {
@@ -141,7 +159,9 @@ impl VerifierClient {
                     let text = r.text().unwrap_or_default();
                     bail!("{method} {path}: {status}: {text}");
                 }
-                Err(e) if attempt < ATTEMPTS => tracing::warn!(%url, attempt, error = %e, "verifier unreachable; retrying"),
+                Err(e) if attempt < ATTEMPTS => {
+                    tracing::warn!(%url, attempt, error = %e, "verifier unreachable; retrying")
+                }
                 Err(e) => return Err(e).with_context(|| format!("{method} {url}")),
             }
             std::thread::sleep(wait);
@@ -151,12 +171,22 @@ impl VerifierClient {
     }
 
     /// Registers (or finds) an agent by name and returns its id.
-    pub fn register_agent(&self, name: &str, family: &str, size_params: i64, tokenizer: &str) -> Result<Uuid> {
+    pub fn register_agent(
+        &self,
+        name: &str,
+        family: &str,
+        size_params: i64,
+        tokenizer: &str,
+    ) -> Result<Uuid> {
         let body = json!({ "name": name, "family": family, "size_params": size_params, "tokenizer": tokenizer });
         let agent: Value = match self.call(reqwest::Method::POST, "/v1/agents", Some(&body)) {
             Ok(a) => a,
             // Registered earlier with other metadata (e.g. another checkpoint): reuse the name.
-            Err(e) if e.to_string().contains("409") => self.call(reqwest::Method::GET, &format!("/v1/agents/{}", enc(name)), None)?,
+            Err(e) if e.to_string().contains("409") => self.call(
+                reqwest::Method::GET,
+                &format!("/v1/agents/{}", enc(name)),
+                None,
+            )?,
             Err(e) => return Err(e),
         };
         Ok(serde_json::from_value(agent["id"].clone())?)
@@ -172,7 +202,14 @@ impl VerifierClient {
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let page: Page = self.call(reqwest::Method::GET, &format!("/v1/tasks?dataset={}&limit=1000&after={after}", enc(dataset)), None)?;
+            let page: Page = self.call(
+                reqwest::Method::GET,
+                &format!(
+                    "/v1/tasks?dataset={}&limit=1000&after={after}",
+                    enc(dataset)
+                ),
+                None,
+            )?;
             out.extend(page.items);
             match page.next {
                 Some(n) => after = n,
@@ -188,7 +225,9 @@ impl VerifierClient {
             results: Vec<Scored>,
         }
         let body = json!({ "rollouts": rollouts });
-        Ok(self.call::<Submitted>(reqwest::Method::POST, "/v1/rollouts", Some(&body))?.results)
+        Ok(self
+            .call::<Submitted>(reqwest::Method::POST, "/v1/rollouts", Some(&body))?
+            .results)
     }
 
     /// The prompt groups of a step.
@@ -197,7 +236,13 @@ impl VerifierClient {
         struct Groups {
             groups: Vec<Group>,
         }
-        Ok(self.call::<Groups>(reqwest::Method::GET, &format!("/v1/pool/groups?run={}&step={step}", enc(run)), None)?.groups)
+        Ok(self
+            .call::<Groups>(
+                reqwest::Method::GET,
+                &format!("/v1/pool/groups?run={}&step={step}", enc(run)),
+                None,
+            )?
+            .groups)
     }
 
     /// An agent's accuracy per step in `run`.
@@ -206,12 +251,19 @@ impl VerifierClient {
         struct Capability {
             steps: Vec<StepAccuracy>,
         }
-        Ok(self.call::<Capability>(reqwest::Method::GET, &format!("/v1/agents/{agent}/capability?run={}&window=1", enc(run)), None)?.steps)
+        Ok(self
+            .call::<Capability>(
+                reqwest::Method::GET,
+                &format!("/v1/agents/{agent}/capability?run={}&window=1", enc(run)),
+                None,
+            )?
+            .steps)
     }
 
     /// Writes one agent's metrics for one step.
     pub fn record_metrics(&self, metrics: &Value) -> Result<()> {
-        self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(metrics)).map(|_| ())
+        self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(metrics))
+            .map(|_| ())
     }
 }
 
