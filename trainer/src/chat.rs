@@ -17,7 +17,10 @@ pub struct Message {
 impl Message {
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: "user".into(), content: content.into() }
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
     }
 }
 
@@ -31,7 +34,10 @@ pub struct ChatTemplate {
 
 impl std::fmt::Debug for ChatTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplate").field("bos_token", &self.bos_token).field("eos_token", &self.eos_token).finish()
+        f.debug_struct("ChatTemplate")
+            .field("bos_token", &self.bos_token)
+            .field("eos_token", &self.eos_token)
+            .finish()
     }
 }
 
@@ -55,12 +61,20 @@ impl ChatTemplate {
         );
         // Templates call Python string methods (.strip(), .startswith(), …).
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-        env.add_function("raise_exception", |msg: String| -> Result<String, minijinja::Error> {
-            Err(minijinja::Error::new(ErrorKind::InvalidOperation, msg))
-        });
+        env.add_function(
+            "raise_exception",
+            |msg: String| -> Result<String, minijinja::Error> {
+                Err(minijinja::Error::new(ErrorKind::InvalidOperation, msg))
+            },
+        );
         env.add_template_owned("chat", source.to_owned())
             .context("chat template does not compile")?;
-        Ok(Self { env, source: source.to_owned(), bos_token: bos_token.to_owned(), eos_token: eos_token.to_owned() })
+        Ok(Self {
+            env,
+            source: source.to_owned(),
+            bos_token: bos_token.to_owned(),
+            eos_token: eos_token.to_owned(),
+        })
     }
 
     /// The template's Jinja source.

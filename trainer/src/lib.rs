@@ -22,7 +22,10 @@ use std::path::PathBuf;
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("HACRL_CACHE") {
         Some(dir) => PathBuf::from(dir),
-        None => std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/hacrl"),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".cache/hacrl"),
     }
 }
 

@@ -102,14 +102,17 @@ fn load(args: &ModelArgs) -> Result<Policy> {
         bail!("CUDA requested but not available in this libtorch build");
     }
     let start = std::time::Instant::now();
-    let policy = Policy::load(&args.model, device).with_context(|| format!("cannot load model {}", args.model.display()))?;
+    let policy = Policy::load(&args.model, device)
+        .with_context(|| format!("cannot load model {}", args.model.display()))?;
     tracing::info!(secs = start.elapsed().as_secs_f64(), model = %args.model.display(), "loaded");
     Ok(policy)
 }
 
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
@@ -128,8 +131,11 @@ fn main() -> Result<()> {
             tracing::info!(tokens, secs = start.elapsed().as_secs_f64(), "generated");
             for (prompt, g) in a.prompt.iter().zip(&gens) {
                 if a.json {
-                    println!("{}", json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
-                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason}));
+                    println!(
+                        "{}",
+                        json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
+                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason})
+                    );
                 } else {
                     println!("{}", g.text);
                 }
@@ -137,7 +143,11 @@ fn main() -> Result<()> {
         }
         Command::Logprob(a) => {
             let policy = load(&a.model)?;
-            let pair = TextPair { prompt: a.prompt, response: a.response, ends_turn: !a.no_eos };
+            let pair = TextPair {
+                prompt: a.prompt,
+                response: a.response,
+                ends_turn: !a.no_eos,
+            };
             let scores = tch::no_grad(|| policy.score_texts(std::slice::from_ref(&pair)))?;
             let mean = f64::try_from(scores.mean_logprob.get(0))?;
             let n = scores.lengths[0];
@@ -145,7 +155,10 @@ fn main() -> Result<()> {
             let per_token = Vec::<f32>::try_from(scores.token_logprobs.get(0).narrow(0, r - n, n))?;
             let sum: f64 = per_token.iter().map(|&x| f64::from(x)).sum();
             if a.json {
-                println!("{}", json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token}));
+                println!(
+                    "{}",
+                    json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token})
+                );
             } else {
                 println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
             }

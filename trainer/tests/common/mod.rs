@@ -17,7 +17,11 @@ pub fn init() {
 pub fn smollm2_dir() -> PathBuf {
     init();
     let gguf = trainer::smollm2_gguf_path();
-    assert!(gguf.is_file(), "{} is missing: run scripts/setup.d/31-smollm2.sh (or scripts/setup)", gguf.display());
+    assert!(
+        gguf.is_file(),
+        "{} is missing: run scripts/setup.d/31-smollm2.sh (or scripts/setup)",
+        gguf.display()
+    );
     trainer::gguf::import_cached(&gguf, &trainer::gguf::default_cache_root()).expect("GGUF import")
 }
 
