@@ -411,3 +411,26 @@ impl Policy {
         self.score_ids(&ids)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_can_move_between_threads() {
+        // The training loop runs agents on worker threads; tch tensors are Send but not Sync.
+        fn is_send<T: Send>() {}
+        is_send::<Policy>();
+    }
+
+    #[test]
+    fn special_token_fields_take_both_forms() {
+        let cfg = serde_json::json!({"eos_token": "<|im_end|>", "bos_token": {"content": "<s>", "lstrip": false}});
+        assert_eq!(
+            token_field(&cfg, "eos_token").as_deref(),
+            Some("<|im_end|>")
+        );
+        assert_eq!(token_field(&cfg, "bos_token").as_deref(), Some("<s>"));
+        assert_eq!(token_field(&cfg, "pad_token"), None);
+    }
+}
