@@ -17,7 +17,10 @@ pub struct Message {
 impl Message {
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: "user".into(), content: content.into() }
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
     }
 }
 
@@ -31,7 +34,10 @@ pub struct ChatTemplate {
 
 impl std::fmt::Debug for ChatTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplate").field("bos_token", &self.bos_token).field("eos_token", &self.eos_token).finish()
+        f.debug_struct("ChatTemplate")
+            .field("bos_token", &self.bos_token)
+            .field("eos_token", &self.eos_token)
+            .finish()
     }
 }
 
@@ -55,12 +61,20 @@ impl ChatTemplate {
         );
         // Templates call Python string methods (.strip(), .startswith(), …).
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-        env.add_function("raise_exception", |msg: String| -> Result<String, minijinja::Error> {
-            Err(minijinja::Error::new(ErrorKind::InvalidOperation, msg))
-        });
+        env.add_function(
+            "raise_exception",
+            |msg: String| -> Result<String, minijinja::Error> {
+                Err(minijinja::Error::new(ErrorKind::InvalidOperation, msg))
+            },
+        );
         env.add_template_owned("chat", source.to_owned())
             .context("chat template does not compile")?;
-        Ok(Self { env, source: source.to_owned(), bos_token: bos_token.to_owned(), eos_token: eos_token.to_owned() })
+        Ok(Self {
+            env,
+            source: source.to_owned(),
+            bos_token: bos_token.to_owned(),
+            eos_token: eos_token.to_owned(),
+        })
     }
 
     /// The template's Jinja source.
@@ -79,5 +93,85 @@ impl ChatTemplate {
             eos_token => self.eos_token.as_str(),
         })
         .context("chat template rendering failed")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python-isms that Llama 3 and Qwen3 templates rely on: namespace, reverse slicing, string
+    /// methods, `trim`, `is string`, `raise_exception`, and whitespace control with trim/lstrip.
+    const QWEN3_STYLE: &str = r#"{%- set ns = namespace(last_query_index=messages|length - 1) %}
+{%- for message in messages[::-1] %}
+    {%- set index = (messages|length - 1) - loop.index0 %}
+    {%- if message.role == "user" and message.content is string and not message.content.startswith('<tool_response>') %}
+        {%- set ns.last_query_index = index %}
+    {%- endif %}
+{%- endfor %}
+{%- for message in messages %}
+    {%- if message.role == "system" and not loop.first %}{{ raise_exception("system message must come first") }}{% endif %}
+    {%- set content = message.content %}
+    {%- if message.role == "assistant" and '</think>' in content %}
+        {%- set content = content.split('</think>')[-1].lstrip('\n') %}
+    {%- endif %}
+    {{- '<|im_start|>' + message.role + '\n' + content|trim + '<|im_end|>\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\n' }}
+{%- endif %}
+{{- ns.last_query_index }}"#;
+
+    fn msg(role: &str, content: &str) -> Message {
+        Message {
+            role: role.into(),
+            content: content.into(),
+        }
+    }
+
+    /// Expected strings were produced by Python Jinja2 (what transformers uses) with the same
+    /// template and settings.
+    #[test]
+    fn renders_python_style_templates() {
+        let t = ChatTemplate::new(QWEN3_STYLE, "", "<|im_end|>").unwrap();
+        let out = t
+            .render(
+                &[
+                    msg("user", " hi "),
+                    msg("assistant", "<think>\nhmm\n</think>\n\nhello"),
+                    msg("user", "bye"),
+                ],
+                true,
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nhello<|im_end|>\n\
+             <|im_start|>user\nbye<|im_end|>\n<|im_start|>assistant\n0"
+        );
+    }
+
+    #[test]
+    fn template_errors_are_reported() {
+        let t = ChatTemplate::new(QWEN3_STYLE, "", "").unwrap();
+        let err = t
+            .render(&[msg("user", "a"), msg("system", "b")], false)
+            .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("system message must come first"),
+            "{err:#}"
+        );
+        assert!(ChatTemplate::new("{% if %}", "", "").is_err());
+    }
+
+    #[test]
+    fn block_whitespace_is_trimmed_like_transformers() {
+        // trim_blocks drops the newline after a block tag; lstrip_blocks the indentation before it.
+        let t = ChatTemplate::new("{% for m in messages %}\n  {% if true %}\n[{{ m.content }}]\n  {% endif %}\n{% endfor %}", "", "").unwrap();
+        assert_eq!(
+            t.render(&[msg("user", "x"), msg("user", "y")], false)
+                .unwrap(),
+            "[x]\n[y]\n"
+        );
     }
 }

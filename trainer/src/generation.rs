@@ -25,19 +25,38 @@ pub struct SamplingParams {
 
 impl Default for SamplingParams {
     fn default() -> Self {
-        Self { max_new_tokens: 256, temperature: 1.0, top_p: 1.0, seed: None, stop_token_ids: None, use_cache: true }
+        Self {
+            max_new_tokens: 256,
+            temperature: 1.0,
+            top_p: 1.0,
+            seed: None,
+            stop_token_ids: None,
+            use_cache: true,
+        }
     }
 }
 
 impl SamplingParams {
     /// Greedy decoding (evaluation).
     pub fn greedy(max_new_tokens: usize) -> Self {
-        Self { max_new_tokens, temperature: 0.0, ..Self::default() }
+        Self {
+            max_new_tokens,
+            temperature: 0.0,
+            ..Self::default()
+        }
     }
 
     fn validate(&self) -> Result<()> {
-        ensure!(self.temperature.is_finite() && self.temperature >= 0.0, "temperature must be finite and >= 0, got {}", self.temperature);
-        ensure!(self.top_p > 0.0 && self.top_p <= 1.0, "top_p must be in (0, 1], got {}", self.top_p);
+        ensure!(
+            self.temperature.is_finite() && self.temperature >= 0.0,
+            "temperature must be finite and >= 0, got {}",
+            self.temperature
+        );
+        ensure!(
+            self.top_p > 0.0 && self.top_p <= 1.0,
+            "top_p must be in (0, 1], got {}",
+            self.top_p
+        );
         ensure!(self.max_new_tokens > 0, "max_new_tokens must be at least 1");
         Ok(())
     }
@@ -76,7 +95,10 @@ pub fn left_pad(rows: &[Vec<i64>], pad_id: i64, device: Device) -> (Tensor, Tens
         valid.extend(std::iter::repeat_n(false, pad).chain(std::iter::repeat_n(true, row.len())));
     }
     let shape = [rows.len() as i64, len as i64];
-    (Tensor::from_slice(&ids).view(shape).to_device(device), Tensor::from_slice(&valid).view(shape).to_device(device))
+    (
+        Tensor::from_slice(&ids).view(shape).to_device(device),
+        Tensor::from_slice(&valid).view(shape).to_device(device),
+    )
 }
 
 /// Picks the next token per row from last-position logits [B, V].
@@ -96,18 +118,29 @@ fn pick(logits: &Tensor, params: &SamplingParams) -> Tensor {
 }
 
 /// Samples continuations of each prompt (token ids); rows finish independently.
-pub fn sample(model: &Model, prompts: &[Vec<i64>], params: &SamplingParams, stop_ids: &[i64], pad_id: i64) -> Result<Vec<Sampled>> {
+pub fn sample(
+    model: &Model,
+    prompts: &[Vec<i64>],
+    params: &SamplingParams,
+    stop_ids: &[i64],
+    pad_id: i64,
+) -> Result<Vec<Sampled>> {
     params.validate()?;
     ensure!(!prompts.is_empty(), "no prompts given");
     let vocab = model.config().vocab_size;
     for (i, p) in prompts.iter().enumerate() {
         ensure!(!p.is_empty(), "prompt {i} is empty");
-        ensure!(p.iter().all(|&t| (0..vocab).contains(&t)), "prompt {i} has token ids outside the vocabulary (0..{vocab})");
+        ensure!(
+            p.iter().all(|&t| (0..vocab).contains(&t)),
+            "prompt {i} has token ids outside the vocabulary (0..{vocab})"
+        );
         let total = p.len() + params.max_new_tokens;
         ensure!(
             total as i64 <= model.config().max_position_embeddings,
             "prompt {i}: {} tokens + max_new_tokens {} exceeds the model's context of {}",
-            p.len(), params.max_new_tokens, model.config().max_position_embeddings
+            p.len(),
+            params.max_new_tokens,
+            model.config().max_position_embeddings
         );
     }
     if let Some(seed) = params.seed {
@@ -121,7 +154,13 @@ pub fn sample(model: &Model, prompts: &[Vec<i64>], params: &SamplingParams, stop
     let mut cache = KvCache::new();
     let stops = Tensor::from_slice(stop_ids).to_device(device);
     let mut finished = Tensor::zeros([b as i64], (Kind::Bool, device));
-    let mut out: Vec<Sampled> = (0..b).map(|_| Sampled { token_ids: vec![], logprobs: vec![], finish_reason: FinishReason::Length }).collect();
+    let mut out: Vec<Sampled> = (0..b)
+        .map(|_| Sampled {
+            token_ids: vec![],
+            logprobs: vec![],
+            finish_reason: FinishReason::Length,
+        })
+        .collect();
 
     let first = {
         let t = ids.size()[1];
@@ -133,7 +172,10 @@ pub fn sample(model: &Model, prompts: &[Vec<i64>], params: &SamplingParams, stop
     let mut logits = first;
     for step in 0..params.max_new_tokens {
         let logp = logits.to_kind(Kind::Float).log_softmax(-1, Kind::Float);
-        let next = pick(&logits, params).where_self(&finished.logical_not().unsqueeze(1), &Tensor::full([b as i64, 1], pad_id, (Kind::Int64, device)));
+        let next = pick(&logits, params).where_self(
+            &finished.logical_not().unsqueeze(1),
+            &Tensor::full([b as i64, 1], pad_id, (Kind::Int64, device)),
+        );
         let next_logp = logp.gather(-1, &next, false);
         let next_v = Vec::<i64>::try_from(next.view([-1]).to_device(Device::Cpu))?;
         let logp_v = Vec::<f32>::try_from(next_logp.view([-1]).to_device(Device::Cpu))?;
@@ -153,7 +195,10 @@ pub fn sample(model: &Model, prompts: &[Vec<i64>], params: &SamplingParams, stop
         if step + 1 == params.max_new_tokens || bool::try_from(finished.all())? {
             break;
         }
-        valid = Tensor::cat(&[&valid, &Tensor::ones([b as i64, 1], (Kind::Bool, device))], 1);
+        valid = Tensor::cat(
+            &[&valid, &Tensor::ones([b as i64, 1], (Kind::Bool, device))],
+            1,
+        );
         let next_pos = positions.select(1, -1).unsqueeze(1) + 1;
         positions = Tensor::cat(&[&positions, &next_pos], 1);
         ids = Tensor::cat(&[&ids, &next], 1);

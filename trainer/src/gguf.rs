@@ -90,7 +90,9 @@ impl GgmlType {
             3 => Self::Q4_1,
             8 => Self::Q8_0,
             30 => Self::BF16,
-            other => bail!("unsupported ggml tensor type {other} (supported: F32, F16, BF16, Q4_0, Q4_1, Q8_0)"),
+            other => bail!(
+                "unsupported ggml tensor type {other} (supported: F32, F16, BF16, Q4_0, Q4_1, Q8_0)"
+            ),
         })
     }
 
@@ -130,7 +132,10 @@ pub struct GgufFile {
 
 impl std::fmt::Debug for GgufFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GgufFile").field("metadata_keys", &self.metadata.len()).field("tensors", &self.tensors.len()).finish()
+        f.debug_struct("GgufFile")
+            .field("metadata_keys", &self.metadata.len())
+            .field("tensors", &self.tensors.len())
+            .finish()
     }
 }
 
@@ -141,7 +146,11 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| anyhow!("GGUF file truncated at byte {}", self.pos))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or_else(|| anyhow!("GGUF file truncated at byte {}", self.pos))?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -161,12 +170,15 @@ impl<'a> Reader<'a> {
     fn len(&mut self) -> Result<usize> {
         let n = self.u64()?;
         // Any length beyond the file is corrupt; refuse before allocating.
-        ensure!(n <= self.buf.len() as u64, "GGUF length field {n} exceeds file size");
+        ensure!(
+            n <= self.buf.len() as u64,
+            "GGUF length field {n} exceeds file size"
+        );
         Ok(n as usize)
     }
     fn string(&mut self) -> Result<String> {
         let n = self.len()?;
-        Ok(String::from_utf8(self.take(n)?.to_vec()).context("GGUF string is not UTF-8")?)
+        String::from_utf8(self.take(n)?.to_vec()).context("GGUF string is not UTF-8")
     }
     fn value(&mut self, ty: u32) -> Result<MetaValue> {
         Ok(match ty {
@@ -195,7 +207,8 @@ impl<'a> Reader<'a> {
 impl GgufFile {
     /// Reads and parses a GGUF file (versions 2 and 3).
     pub fn read(path: &Path) -> Result<Self> {
-        let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let data =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         Self::parse(data).with_context(|| format!("invalid GGUF file {}", path.display()))
     }
 
@@ -204,7 +217,10 @@ impl GgufFile {
         let mut r = Reader { buf: &data, pos: 0 };
         ensure!(r.take(4)? == MAGIC, "not a GGUF file (bad magic)");
         let version = r.u32()?;
-        ensure!(matches!(version, 2 | 3), "unsupported GGUF version {version}");
+        ensure!(
+            matches!(version, 2 | 3),
+            "unsupported GGUF version {version}"
+        );
         let n_tensors = r.len()?;
         let n_kv = r.len()?;
         let mut metadata = HashMap::new();
@@ -218,36 +234,62 @@ impl GgufFile {
             let name = r.string()?;
             let n_dims = r.u32()? as usize;
             ensure!(n_dims <= 4, "tensor {name} has {n_dims} dimensions");
-            let mut dims = (0..n_dims).map(|_| r.u64().map(|d| d as i64)).collect::<Result<Vec<_>>>()?;
+            let mut dims = (0..n_dims)
+                .map(|_| r.u64().map(|d| d as i64))
+                .collect::<Result<Vec<_>>>()?;
             // ggml lists the fastest-varying dimension first; PyTorch the slowest.
             dims.reverse();
-            let ggml_type = GgmlType::from_id(r.u32()?).with_context(|| format!("tensor {name}"))?;
+            let ggml_type =
+                GgmlType::from_id(r.u32()?).with_context(|| format!("tensor {name}"))?;
             let offset = r.u64()?;
-            tensors.push(TensorInfo { name, shape: dims, ggml_type, offset });
+            tensors.push(TensorInfo {
+                name,
+                shape: dims,
+                ggml_type,
+                offset,
+            });
         }
-        let align = metadata.get("general.alignment").and_then(MetaValue::as_u64).unwrap_or(DEFAULT_ALIGNMENT) as usize;
+        let align = metadata
+            .get("general.alignment")
+            .and_then(MetaValue::as_u64)
+            .unwrap_or(DEFAULT_ALIGNMENT) as usize;
         ensure!(align > 0, "zero alignment");
         let data_start = r.pos.div_ceil(align) * align;
-        Ok(Self { metadata, tensors, data, data_start })
+        Ok(Self {
+            metadata,
+            tensors,
+            data,
+            data_start,
+        })
     }
 
     fn meta(&self, key: &str) -> Result<&MetaValue> {
-        self.metadata.get(key).ok_or_else(|| anyhow!("GGUF metadata lacks {key}"))
+        self.metadata
+            .get(key)
+            .ok_or_else(|| anyhow!("GGUF metadata lacks {key}"))
     }
 
     fn meta_u64(&self, key: &str) -> Result<u64> {
-        self.meta(key)?.as_u64().ok_or_else(|| anyhow!("GGUF metadata {key} is not an integer"))
+        self.meta(key)?
+            .as_u64()
+            .ok_or_else(|| anyhow!("GGUF metadata {key} is not an integer"))
     }
 
     fn meta_str(&self, key: &str) -> Result<&str> {
-        self.meta(key)?.as_str().ok_or_else(|| anyhow!("GGUF metadata {key} is not a string"))
+        self.meta(key)?
+            .as_str()
+            .ok_or_else(|| anyhow!("GGUF metadata {key} is not a string"))
     }
 
     /// Dequantises one tensor to f32 (PyTorch shape order).
     pub fn tensor(&self, info: &TensorInfo) -> Result<Tensor> {
         let n: usize = info.shape.iter().map(|&d| d as usize).product();
         let (block_elems, block_bytes) = info.ggml_type.block();
-        ensure!(n % block_elems == 0, "tensor {} has {n} elements, not a multiple of the block size {block_elems}", info.name);
+        ensure!(
+            n.is_multiple_of(block_elems),
+            "tensor {} has {n} elements, not a multiple of the block size {block_elems}",
+            info.name
+        );
         let nbytes = n / block_elems * block_bytes;
         let start = self.data_start + info.offset as usize;
         let bytes = self
@@ -263,9 +305,15 @@ impl GgufFile {
 pub fn dequantize(ty: GgmlType, bytes: &[u8]) -> Vec<f32> {
     let half_at = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
     match ty {
-        GgmlType::F32 => bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+        GgmlType::F32 => bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
         GgmlType::F16 => bytes.chunks_exact(2).map(|c| half_at(c, 0)).collect(),
-        GgmlType::BF16 => bytes.chunks_exact(2).map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
+        GgmlType::BF16 => bytes
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
         GgmlType::Q8_0 => {
             let mut out = Vec::with_capacity(bytes.len() / 34 * 32);
             for block in bytes.chunks_exact(34) {
@@ -303,13 +351,17 @@ pub fn dequantize(ty: GgmlType, bytes: &[u8]) -> Vec<f32> {
 /// every head so ggml can use GPT-J-style RoPE; Hugging Face Llama uses rotate-half).
 pub fn unpermute_qk(w: &Tensor, n_heads: i64) -> Tensor {
     let (rows, cols) = (w.size()[0], w.size()[1]);
-    w.reshape([n_heads, rows / n_heads / 2, 2, cols]).transpose(1, 2).reshape([rows, cols])
+    w.reshape([n_heads, rows / n_heads / 2, 2, cols])
+        .transpose(1, 2)
+        .reshape([rows, cols])
 }
 
 /// The permutation llama.cpp applies (the inverse of [`unpermute_qk`]).
 pub fn permute_qk(w: &Tensor, n_heads: i64) -> Tensor {
     let (rows, cols) = (w.size()[0], w.size()[1]);
-    w.reshape([n_heads, 2, rows / n_heads / 2, cols]).transpose(1, 2).reshape([rows, cols])
+    w.reshape([n_heads, 2, rows / n_heads / 2, cols])
+        .transpose(1, 2)
+        .reshape([rows, cols])
 }
 
 /// Hugging Face name of a GGUF tensor.
@@ -323,9 +375,15 @@ fn hf_name(name: &str) -> Result<String> {
     if let Some(n) = direct {
         return Ok(n.to_owned());
     }
-    let rest = name.strip_prefix("blk.").ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
-    let (layer, rest) = rest.split_once('.').ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
-    let (part, suffix) = rest.rsplit_once('.').ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
+    let rest = name
+        .strip_prefix("blk.")
+        .ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
+    let (layer, rest) = rest
+        .split_once('.')
+        .ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
+    let (part, suffix) = rest
+        .rsplit_once('.')
+        .ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
     let hf = match part {
         "attn_norm" => "input_layernorm",
         "ffn_norm" => "post_attention_layernorm",
@@ -346,11 +404,18 @@ fn hf_name(name: &str) -> Result<String> {
 /// config.json for the GGUF's architecture.
 fn hf_config(g: &GgufFile) -> Result<Value> {
     let arch = g.meta_str("general.architecture")?;
-    ensure!(matches!(arch, "llama" | "qwen2" | "qwen3"), "unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3)");
+    ensure!(
+        matches!(arch, "llama" | "qwen2" | "qwen3"),
+        "unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3)"
+    );
     let key = |k: &str| format!("{arch}.{k}");
     let heads = g.meta_u64(&key("attention.head_count"))?;
     let hidden = g.meta_u64(&key("embedding_length"))?;
-    let vocab = g.meta("tokenizer.ggml.tokens")?.as_array().map(|a| a.len()).ok_or_else(|| anyhow!("tokenizer.ggml.tokens is not an array"))?;
+    let vocab = g
+        .meta("tokenizer.ggml.tokens")?
+        .as_array()
+        .map(|a| a.len())
+        .ok_or_else(|| anyhow!("tokenizer.ggml.tokens is not an array"))?;
     let tied = !g.tensors.iter().any(|t| t.name == "output.weight");
     let arch_name = match arch {
         "llama" => "LlamaForCausalLM",
@@ -389,8 +454,15 @@ fn hf_config(g: &GgufFile) -> Result<Value> {
 /// tokenizer.json for a GGUF `gpt2`-model (byte-level BPE) tokenizer.
 fn hf_tokenizer(g: &GgufFile) -> Result<Value> {
     let model = g.meta_str("tokenizer.ggml.model")?;
-    ensure!(model == "gpt2", "unsupported GGUF tokenizer model {model:?} (supported: gpt2 byte-level BPE)");
-    let pre = g.metadata.get("tokenizer.ggml.pre").and_then(MetaValue::as_str).unwrap_or("default");
+    ensure!(
+        model == "gpt2",
+        "unsupported GGUF tokenizer model {model:?} (supported: gpt2 byte-level BPE)"
+    );
+    let pre = g
+        .metadata
+        .get("tokenizer.ggml.pre")
+        .and_then(MetaValue::as_str)
+        .unwrap_or("default");
     let byte_level = json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true});
     let pre_tokenizer = match pre {
         // llama.cpp's "smollm" splits digits one by one, then applies the GPT-2 regex.
@@ -399,13 +471,24 @@ fn hf_tokenizer(g: &GgufFile) -> Result<Value> {
         "gpt2" | "default" => byte_level,
         other => bail!("unsupported GGUF pre-tokenizer {other:?} (supported: smollm, gpt2)"),
     };
-    let tokens = g.meta("tokenizer.ggml.tokens")?.as_array().ok_or_else(|| anyhow!("tokenizer.ggml.tokens is not an array"))?;
-    let types = g.metadata.get("tokenizer.ggml.token_type").and_then(MetaValue::as_array);
-    let merges = g.meta("tokenizer.ggml.merges")?.as_array().ok_or_else(|| anyhow!("tokenizer.ggml.merges is not an array"))?;
+    let tokens = g
+        .meta("tokenizer.ggml.tokens")?
+        .as_array()
+        .ok_or_else(|| anyhow!("tokenizer.ggml.tokens is not an array"))?;
+    let types = g
+        .metadata
+        .get("tokenizer.ggml.token_type")
+        .and_then(MetaValue::as_array);
+    let merges = g
+        .meta("tokenizer.ggml.merges")?
+        .as_array()
+        .ok_or_else(|| anyhow!("tokenizer.ggml.merges is not an array"))?;
     let mut vocab = serde_json::Map::new();
     let mut added = Vec::new();
     for (id, tok) in tokens.iter().enumerate() {
-        let tok = tok.as_str().ok_or_else(|| anyhow!("token {id} is not a string"))?;
+        let tok = tok
+            .as_str()
+            .ok_or_else(|| anyhow!("token {id} is not a string"))?;
         vocab.insert(tok.to_owned(), json!(id));
         // ggml token types: 3 = control, 4 = user-defined; both must never be split by BPE.
         let ty = types.and_then(|t| t.get(id)).and_then(|v| match v {
@@ -414,11 +497,16 @@ fn hf_tokenizer(g: &GgufFile) -> Result<Value> {
             _ => None,
         });
         if matches!(ty, Some(3) | Some(4)) {
-            added.push(json!({"id": id, "content": tok, "single_word": false, "lstrip": false,
-                "rstrip": false, "normalized": false, "special": ty == Some(3)}));
+            added.push(
+                json!({"id": id, "content": tok, "single_word": false, "lstrip": false,
+                "rstrip": false, "normalized": false, "special": ty == Some(3)}),
+            );
         }
     }
-    let merges: Vec<&str> = merges.iter().map(|m| m.as_str().ok_or_else(|| anyhow!("merge is not a string"))).collect::<Result<_>>()?;
+    let merges: Vec<&str> = merges
+        .iter()
+        .map(|m| m.as_str().ok_or_else(|| anyhow!("merge is not a string")))
+        .collect::<Result<_>>()?;
     Ok(json!({
         "version": "1.0",
         "truncation": null,
@@ -436,7 +524,12 @@ fn hf_tokenizer(g: &GgufFile) -> Result<Value> {
 
 fn token_string(g: &GgufFile, key: &str) -> Option<String> {
     let id = g.meta_u64(key).ok()? as usize;
-    g.metadata.get("tokenizer.ggml.tokens")?.as_array()?.get(id)?.as_str().map(str::to_owned)
+    g.metadata
+        .get("tokenizer.ggml.tokens")?
+        .as_array()?
+        .get(id)?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// tokenizer_config.json (special tokens and chat template) from GGUF metadata.
@@ -446,13 +539,21 @@ fn hf_tokenizer_config(g: &GgufFile) -> Value {
         "clean_up_tokenization_spaces": false,
         "tokenizer_class": "GPT2Tokenizer",
     });
-    for (field, key) in [("bos_token", "tokenizer.ggml.bos_token_id"), ("eos_token", "tokenizer.ggml.eos_token_id"),
-        ("pad_token", "tokenizer.ggml.padding_token_id"), ("unk_token", "tokenizer.ggml.unknown_token_id")] {
+    for (field, key) in [
+        ("bos_token", "tokenizer.ggml.bos_token_id"),
+        ("eos_token", "tokenizer.ggml.eos_token_id"),
+        ("pad_token", "tokenizer.ggml.padding_token_id"),
+        ("unk_token", "tokenizer.ggml.unknown_token_id"),
+    ] {
         if let Some(tok) = token_string(g, key) {
             cfg[field] = json!(tok);
         }
     }
-    if let Some(t) = g.metadata.get("tokenizer.chat_template").and_then(MetaValue::as_str) {
+    if let Some(t) = g
+        .metadata
+        .get("tokenizer.chat_template")
+        .and_then(MetaValue::as_str)
+    {
         cfg["chat_template"] = json!(t);
     }
     cfg
@@ -482,16 +583,21 @@ pub fn import(gguf: &Path, out_dir: &Path) -> Result<()> {
         }
         weights.insert(name, t.to_kind(Kind::Float).contiguous());
     }
-    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
     crate::checkpoint::write_safetensors(&out_dir.join("model.safetensors"), &weights)?;
     let write_json = |name: &str, v: &Value| -> Result<()> {
-        std::fs::write(out_dir.join(name), serde_json::to_string_pretty(v)?).with_context(|| format!("cannot write {name}"))
+        std::fs::write(out_dir.join(name), serde_json::to_string_pretty(v)?)
+            .with_context(|| format!("cannot write {name}"))
     };
     write_json("config.json", &config)?;
     write_json("tokenizer.json", &tokenizer)?;
     write_json("tokenizer_config.json", &hf_tokenizer_config(&g))?;
     let mut gen_cfg = json!({});
-    for (field, key) in [("bos_token_id", "tokenizer.ggml.bos_token_id"), ("eos_token_id", "tokenizer.ggml.eos_token_id")] {
+    for (field, key) in [
+        ("bos_token_id", "tokenizer.ggml.bos_token_id"),
+        ("eos_token_id", "tokenizer.ggml.eos_token_id"),
+    ] {
         if let Ok(id) = g.meta_u64(key) {
             gen_cfg[field] = json!(id);
         }
@@ -504,7 +610,8 @@ pub fn import(gguf: &Path, out_dir: &Path) -> Result<()> {
 /// The directory is keyed by the file's name and size and lives under `cache_root`; the
 /// conversion writes to a temporary directory first so concurrent callers never see half a model.
 pub fn import_cached(gguf: &Path, cache_root: &Path) -> Result<PathBuf> {
-    let meta = std::fs::metadata(gguf).with_context(|| format!("cannot open {}", gguf.display()))?;
+    let meta =
+        std::fs::metadata(gguf).with_context(|| format!("cannot open {}", gguf.display()))?;
     let stem = gguf.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let dir = cache_root.join(format!("{stem}-{}", meta.len()));
     if dir.join("model.safetensors").is_file() {
@@ -574,9 +681,18 @@ mod tests {
 
     #[test]
     fn float_encodings() {
-        assert_eq!(dequantize(GgmlType::F16, &[f16_bytes(1.5), f16_bytes(-2.0)].concat()), vec![1.5, -2.0]);
-        assert_eq!(dequantize(GgmlType::F32, &3.25f32.to_le_bytes()), vec![3.25]);
-        assert_eq!(dequantize(GgmlType::BF16, &half::bf16::from_f32(-0.5).to_le_bytes()), vec![-0.5]);
+        assert_eq!(
+            dequantize(GgmlType::F16, &[f16_bytes(1.5), f16_bytes(-2.0)].concat()),
+            vec![1.5, -2.0]
+        );
+        assert_eq!(
+            dequantize(GgmlType::F32, &3.25f32.to_le_bytes()),
+            vec![3.25]
+        );
+        assert_eq!(
+            dequantize(GgmlType::BF16, &half::bf16::from_f32(-0.5).to_le_bytes()),
+            vec![-0.5]
+        );
     }
 
     #[test]
@@ -591,9 +707,18 @@ mod tests {
 
     #[test]
     fn tensor_names_map_to_hugging_face() {
-        assert_eq!(hf_name("blk.12.attn_q.weight").unwrap(), "model.layers.12.self_attn.q_proj.weight");
-        assert_eq!(hf_name("blk.0.attn_k.bias").unwrap(), "model.layers.0.self_attn.k_proj.bias");
-        assert_eq!(hf_name("blk.3.attn_k_norm.weight").unwrap(), "model.layers.3.self_attn.k_norm.weight");
+        assert_eq!(
+            hf_name("blk.12.attn_q.weight").unwrap(),
+            "model.layers.12.self_attn.q_proj.weight"
+        );
+        assert_eq!(
+            hf_name("blk.0.attn_k.bias").unwrap(),
+            "model.layers.0.self_attn.k_proj.bias"
+        );
+        assert_eq!(
+            hf_name("blk.3.attn_k_norm.weight").unwrap(),
+            "model.layers.3.self_attn.k_norm.weight"
+        );
         assert_eq!(hf_name("output.weight").unwrap(), "lm_head.weight");
         assert!(hf_name("blk.0.weird.weight").is_err());
     }
@@ -608,10 +733,25 @@ mod tests {
 
     #[test]
     fn malformed_files_are_errors() {
-        assert!(GgufFile::parse(b"GGML1234".to_vec()).unwrap_err().to_string().contains("bad magic"));
-        assert!(GgufFile::parse(header(1, 0, 0)).unwrap_err().to_string().contains("version"));
+        assert!(
+            GgufFile::parse(b"GGML1234".to_vec())
+                .unwrap_err()
+                .to_string()
+                .contains("bad magic")
+        );
+        assert!(
+            GgufFile::parse(header(1, 0, 0))
+                .unwrap_err()
+                .to_string()
+                .contains("version")
+        );
         // Claims a key/value that is not there.
-        assert!(GgufFile::parse(header(3, 0, 1)).unwrap_err().to_string().contains("truncated"));
+        assert!(
+            GgufFile::parse(header(3, 0, 1))
+                .unwrap_err()
+                .to_string()
+                .contains("truncated")
+        );
         // A huge string length must not allocate or panic.
         let mut b = header(3, 0, 1);
         b.extend(u64::MAX.to_le_bytes());
@@ -626,6 +766,11 @@ mod tests {
         b.extend(0u64.to_le_bytes());
         let g = GgufFile::parse(b).unwrap();
         assert_eq!(g.tensors[0].shape, vec![4]);
-        assert!(g.tensor(&g.tensors[0]).unwrap_err().to_string().contains("past the end"));
+        assert!(
+            g.tensor(&g.tensors[0])
+                .unwrap_err()
+                .to_string()
+                .contains("past the end")
+        );
     }
 }

@@ -10,7 +10,7 @@ use tch::{Device, Kind};
 
 use crate::chat::{ChatTemplate, Message};
 use crate::checkpoint;
-use crate::generation::{self, SamplingParams, Sampled};
+use crate::generation::{self, Sampled, SamplingParams};
 use crate::logprob::{self, ResponseScores};
 use crate::models::{Config, Model, WeightInit};
 use crate::tokenizer::Tokenizer;
@@ -63,11 +63,16 @@ impl std::fmt::Debug for Policy {
 
 /// The dtype used when none is asked for: bf16 on GPU, f32 on CPU.
 pub fn default_kind(device: Device) -> Kind {
-    if device.is_cuda() { Kind::BFloat16 } else { Kind::Float }
+    if device.is_cuda() {
+        Kind::BFloat16
+    } else {
+        Kind::Float
+    }
 }
 
 fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("invalid JSON in {}", path.display()))
 }
 
@@ -91,7 +96,11 @@ struct TokenizerFiles {
 fn read_tokenizer_files(dir: &Path) -> Result<TokenizerFiles> {
     let tokenizer = Tokenizer::from_file(&dir.join("tokenizer.json"))?;
     let tc_path = dir.join("tokenizer_config.json");
-    let tokenizer_config = if tc_path.is_file() { read_json(&tc_path)? } else { Value::Object(Default::default()) };
+    let tokenizer_config = if tc_path.is_file() {
+        read_json(&tc_path)?
+    } else {
+        Value::Object(Default::default())
+    };
     let gc_path = dir.join("generation_config.json");
     let generation_config = gc_path.is_file().then(|| read_json(&gc_path)).transpose()?;
     let jinja = dir.join("chat_template.jinja");
@@ -109,7 +118,12 @@ fn read_tokenizer_files(dir: &Path) -> Result<TokenizerFiles> {
             _ => None,
         }
     };
-    Ok(TokenizerFiles { tokenizer, tokenizer_config, generation_config, chat_template })
+    Ok(TokenizerFiles {
+        tokenizer,
+        tokenizer_config,
+        generation_config,
+        chat_template,
+    })
 }
 
 impl Policy {
@@ -126,22 +140,52 @@ impl Policy {
         } else {
             path.to_owned()
         };
-        ensure!(dir.is_dir(), "model path {} is neither a directory nor a .gguf file", dir.display());
+        ensure!(
+            dir.is_dir(),
+            "model path {} is neither a directory nor a .gguf file",
+            dir.display()
+        );
         let config_json = read_json(&dir.join("config.json"))?;
-        let policy = Self::build(config_json, read_tokenizer_files(&dir)?, device, kind, WeightInit::Zeros)?;
-        checkpoint::load_weights(&policy.vs, &dir).with_context(|| format!("loading weights from {}", dir.display()))?;
+        let policy = Self::build(
+            config_json,
+            read_tokenizer_files(&dir)?,
+            device,
+            kind,
+            WeightInit::Zeros,
+        )?;
+        checkpoint::load_weights(&policy.vs, &dir)
+            .with_context(|| format!("loading weights from {}", dir.display()))?;
         Ok(policy)
     }
 
     /// A model with random weights (seeded) built from `config_json`, using the tokenizer files
     /// (tokenizer.json, tokenizer_config.json, …) found in `tokenizer_dir`.
-    pub fn from_config(config_json: Value, tokenizer_dir: &Path, device: Device, kind: Kind, seed: i64) -> Result<Self> {
+    pub fn from_config(
+        config_json: Value,
+        tokenizer_dir: &Path,
+        device: Device,
+        kind: Kind,
+        seed: i64,
+    ) -> Result<Self> {
         tch::manual_seed(seed);
-        Self::build(config_json, read_tokenizer_files(tokenizer_dir)?, device, kind, WeightInit::Random)
+        Self::build(
+            config_json,
+            read_tokenizer_files(tokenizer_dir)?,
+            device,
+            kind,
+            WeightInit::Random,
+        )
     }
 
-    fn build(config_json: Value, files: TokenizerFiles, device: Device, kind: Kind, init: WeightInit) -> Result<Self> {
-        let config: Config = serde_json::from_value(config_json.clone()).context("config.json does not describe a supported model")?;
+    fn build(
+        config_json: Value,
+        files: TokenizerFiles,
+        device: Device,
+        kind: Kind,
+        init: WeightInit,
+    ) -> Result<Self> {
+        let config: Config = serde_json::from_value(config_json.clone())
+            .context("config.json does not describe a supported model")?;
         config.validate()?;
         ensure!(
             files.tokenizer.vocab_size() as i64 <= config.vocab_size,
@@ -154,11 +198,17 @@ impl Policy {
         vs.set_kind(kind);
         let tc = &files.tokenizer_config;
         let id_of = |field: &str| token_field(tc, field).and_then(|t| files.tokenizer.token_id(&t));
-        let eos_id = id_of("eos_token").or_else(|| config.eos_token_id.as_ref().and_then(|e| e.to_vec().first().copied()));
+        let eos_id = id_of("eos_token").or_else(|| {
+            config
+                .eos_token_id
+                .as_ref()
+                .and_then(|e| e.to_vec().first().copied())
+        });
         let mut stop_ids: Vec<i64> = eos_id.into_iter().collect();
         stop_ids.extend(config.eos_token_id.iter().flat_map(|e| e.to_vec()));
         if let Some(gc) = &files.generation_config
-            && let Ok(ids) = serde_json::from_value::<crate::models::llama::TokenIds>(gc["eos_token_id"].clone())
+            && let Ok(ids) =
+                serde_json::from_value::<crate::models::llama::TokenIds>(gc["eos_token_id"].clone())
         {
             stop_ids.extend(ids.to_vec());
         }
@@ -168,7 +218,13 @@ impl Policy {
         let chat = files
             .chat_template
             .as_deref()
-            .map(|src| ChatTemplate::new(src, &token_field(tc, "bos_token").unwrap_or_default(), &token_field(tc, "eos_token").unwrap_or_default()))
+            .map(|src| {
+                ChatTemplate::new(
+                    src,
+                    &token_field(tc, "bos_token").unwrap_or_default(),
+                    &token_field(tc, "eos_token").unwrap_or_default(),
+                )
+            })
             .transpose()?;
         Ok(Self {
             vs,
@@ -198,7 +254,8 @@ impl Policy {
             .into(),
         );
         let write = |name: &str, v: &Value| -> Result<()> {
-            std::fs::write(dir.join(name), serde_json::to_string_pretty(v)?).with_context(|| format!("cannot write {name}"))
+            std::fs::write(dir.join(name), serde_json::to_string_pretty(v)?)
+                .with_context(|| format!("cannot write {name}"))
         };
         write("config.json", &config)?;
         write("tokenizer_config.json", &self.tokenizer_config)?;
@@ -256,7 +313,9 @@ impl Policy {
 
     /// Copies all parameters from another policy of the same architecture (e.g. π_old ← π).
     pub fn copy_weights_from(&mut self, other: &Policy) -> Result<()> {
-        self.vs.copy(&other.vs).map_err(|e| anyhow!("cannot copy weights: {e}"))
+        self.vs
+            .copy(&other.vs)
+            .map_err(|e| anyhow!("cannot copy weights: {e}"))
     }
 
     /// The prompt text for a user message: the chat template with the generation prompt, or
@@ -272,7 +331,9 @@ impl Policy {
     pub fn encode_prompt(&self, user: &str) -> Result<Vec<i64>> {
         // The template writes BOS itself where the model wants one.
         let add_special = self.chat.is_none();
-        let ids = self.tokenizer.encode(&self.prompt_text(user)?, add_special)?;
+        let ids = self
+            .tokenizer
+            .encode(&self.prompt_text(user)?, add_special)?;
         ensure!(!ids.is_empty(), "prompt encodes to no tokens");
         Ok(ids)
     }
@@ -281,19 +342,33 @@ impl Policy {
     pub fn encode_response(&self, response: &str, ends_turn: bool) -> Result<Vec<i64>> {
         let mut ids = self.tokenizer.encode(response, false)?;
         if ends_turn {
-            ids.push(self.eos_id.ok_or_else(|| anyhow!("the model defines no end-of-turn token"))?);
+            ids.push(
+                self.eos_id
+                    .ok_or_else(|| anyhow!("the model defines no end-of-turn token"))?,
+            );
         }
         Ok(ids)
     }
 
     /// Samples one response per user message.
-    pub fn generate(&self, user_messages: &[String], params: &SamplingParams) -> Result<Vec<Generation>> {
-        let prompts = user_messages.iter().map(|m| self.encode_prompt(m)).collect::<Result<Vec<_>>>()?;
+    pub fn generate(
+        &self,
+        user_messages: &[String],
+        params: &SamplingParams,
+    ) -> Result<Vec<Generation>> {
+        let prompts = user_messages
+            .iter()
+            .map(|m| self.encode_prompt(m))
+            .collect::<Result<Vec<_>>>()?;
         self.generate_from_ids(prompts, params)
     }
 
     /// Samples one response per already-tokenized prompt.
-    pub fn generate_from_ids(&self, prompts: Vec<Vec<i64>>, params: &SamplingParams) -> Result<Vec<Generation>> {
+    pub fn generate_from_ids(
+        &self,
+        prompts: Vec<Vec<i64>>,
+        params: &SamplingParams,
+    ) -> Result<Vec<Generation>> {
         let stops = params.stop_token_ids.as_deref().unwrap_or(&self.stop_ids);
         let sampled = generation::sample(&self.model, &prompts, params, stops, self.pad_id)?;
         prompts
@@ -301,11 +376,17 @@ impl Policy {
             .zip(sampled)
             .map(|(prompt_ids, sampled)| {
                 let body = match sampled.finish_reason {
-                    generation::FinishReason::Stop => &sampled.token_ids[..sampled.token_ids.len() - 1],
+                    generation::FinishReason::Stop => {
+                        &sampled.token_ids[..sampled.token_ids.len() - 1]
+                    }
                     generation::FinishReason::Length => &sampled.token_ids[..],
                 };
                 let text = self.tokenizer.decode(body, true)?;
-                Ok(Generation { prompt_ids, sampled, text })
+                Ok(Generation {
+                    prompt_ids,
+                    sampled,
+                    text,
+                })
             })
             .collect()
     }
@@ -320,8 +401,36 @@ impl Policy {
     pub fn score_texts(&self, pairs: &[TextPair]) -> Result<ResponseScores> {
         let ids = pairs
             .iter()
-            .map(|p| Ok((self.encode_prompt(&p.prompt)?, self.encode_response(&p.response, p.ends_turn)?)))
+            .map(|p| {
+                Ok((
+                    self.encode_prompt(&p.prompt)?,
+                    self.encode_response(&p.response, p.ends_turn)?,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         self.score_ids(&ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_can_move_between_threads() {
+        // The training loop runs agents on worker threads; tch tensors are Send but not Sync.
+        fn is_send<T: Send>() {}
+        is_send::<Policy>();
+    }
+
+    #[test]
+    fn special_token_fields_take_both_forms() {
+        let cfg = serde_json::json!({"eos_token": "<|im_end|>", "bos_token": {"content": "<s>", "lstrip": false}});
+        assert_eq!(
+            token_field(&cfg, "eos_token").as_deref(),
+            Some("<|im_end|>")
+        );
+        assert_eq!(token_field(&cfg, "bos_token").as_deref(), Some("<s>"));
+        assert_eq!(token_field(&cfg, "pad_token"), None);
     }
 }

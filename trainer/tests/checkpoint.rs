@@ -38,12 +38,23 @@ fn save_and_reload_gives_identical_logits() {
         let p = tiny(family, Kind::Float);
         let dir = tempfile::tempdir().unwrap();
         p.save(dir.path()).unwrap();
-        for f in ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"] {
+        for f in [
+            "config.json",
+            "model.safetensors",
+            "tokenizer.json",
+            "tokenizer_config.json",
+        ] {
             assert!(dir.path().join(f).is_file(), "{f} missing");
         }
         let q = Policy::load(dir.path(), Device::Cpu).unwrap();
-        assert!(logits(&p).equal(&logits(&q)), "{family}: logits differ after reload");
-        assert_eq!(q.chat_template().map(|t| t.source().to_owned()), p.chat_template().map(|t| t.source().to_owned()));
+        assert!(
+            logits(&p).equal(&logits(&q)),
+            "{family}: logits differ after reload"
+        );
+        assert_eq!(
+            q.chat_template().map(|t| t.source().to_owned()),
+            p.chat_template().map(|t| t.source().to_owned())
+        );
         assert_eq!(q.stop_token_ids(), p.stop_token_ids());
     }
 }
@@ -53,7 +64,9 @@ fn bf16_checkpoint_reloads_identically() {
     let p = tiny("qwen3", Kind::BFloat16);
     let dir = tempfile::tempdir().unwrap();
     p.save(dir.path()).unwrap();
-    let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap()).unwrap();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
+            .unwrap();
     assert_eq!(cfg["torch_dtype"], "bfloat16");
     let q = Policy::load_with_kind(dir.path(), Device::Cpu, Kind::BFloat16).unwrap();
     assert!(logits(&p).equal(&logits(&q)));
@@ -70,13 +83,25 @@ fn sharded_checkpoint_loads() {
     let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
     let mut map = serde_json::Map::new();
     for (i, (name, t)) in tensors.into_iter().enumerate() {
-        let shard = if i % 2 == 0 { "model-00001-of-00002.safetensors" } else { "model-00002-of-00002.safetensors" };
+        let shard = if i % 2 == 0 {
+            "model-00001-of-00002.safetensors"
+        } else {
+            "model-00002-of-00002.safetensors"
+        };
         map.insert(name.clone(), shard.into());
-        if i % 2 == 0 { a.insert(name, t) } else { b.insert(name, t) };
+        if i % 2 == 0 {
+            a.insert(name, t)
+        } else {
+            b.insert(name, t)
+        };
     }
     write_safetensors(&dir.path().join("model-00001-of-00002.safetensors"), &a).unwrap();
     write_safetensors(&dir.path().join("model-00002-of-00002.safetensors"), &b).unwrap();
-    std::fs::write(dir.path().join("model.safetensors.index.json"), serde_json::json!({"metadata": {}, "weight_map": map}).to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("model.safetensors.index.json"),
+        serde_json::json!({"metadata": {}, "weight_map": map}).to_string(),
+    )
+    .unwrap();
     let q = Policy::load(dir.path(), Device::Cpu).unwrap();
     assert!(logits(&p).equal(&logits(&q)));
 }
@@ -87,18 +112,30 @@ fn broken_checkpoints_are_rejected_clearly() {
     let dir = tempfile::tempdir().unwrap();
     p.save(dir.path()).unwrap();
     let file = dir.path().join("model.safetensors");
-    let mut tensors: BTreeMap<String, Tensor> = Tensor::read_safetensors(&file).unwrap().into_iter().collect();
+    let mut tensors: BTreeMap<String, Tensor> = Tensor::read_safetensors(&file)
+        .unwrap()
+        .into_iter()
+        .collect();
 
-    let mut missing: BTreeMap<String, Tensor> = tensors.iter().map(|(k, v)| (k.clone(), v.shallow_clone())).collect();
+    let mut missing: BTreeMap<String, Tensor> = tensors
+        .iter()
+        .map(|(k, v)| (k.clone(), v.shallow_clone()))
+        .collect();
     missing.remove("model.norm.weight");
     write_safetensors(&file, &missing).unwrap();
     let err = format!("{:#}", Policy::load(dir.path(), Device::Cpu).unwrap_err());
     assert!(err.contains("lacks tensors: model.norm.weight"), "{err}");
 
-    tensors.insert("model.norm.weight".into(), Tensor::ones([7], (Kind::Float, Device::Cpu)));
+    tensors.insert(
+        "model.norm.weight".into(),
+        Tensor::ones([7], (Kind::Float, Device::Cpu)),
+    );
     write_safetensors(&file, &tensors).unwrap();
     let err = format!("{:#}", Policy::load(dir.path(), Device::Cpu).unwrap_err());
-    assert!(err.contains("model.norm.weight: checkpoint shape [7]"), "{err}");
+    assert!(
+        err.contains("model.norm.weight: checkpoint shape [7]"),
+        "{err}"
+    );
 
     std::fs::write(&file, b"not a safetensors file").unwrap();
     assert!(Policy::load(dir.path(), Device::Cpu).is_err());

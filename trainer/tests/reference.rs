@@ -19,12 +19,21 @@ struct Reference {
 
 impl Reference {
     fn new(vs: &VarStore, cfg: &Config) -> Self {
-        let w = vs.variables().into_iter().map(|(k, v)| (k, v.detach().to_kind(Kind::Double))).collect();
-        Self { w, cfg: cfg.clone() }
+        let w = vs
+            .variables()
+            .into_iter()
+            .map(|(k, v)| (k, v.detach().to_kind(Kind::Double)))
+            .collect();
+        Self {
+            w,
+            cfg: cfg.clone(),
+        }
     }
 
     fn get(&self, name: &str) -> &Tensor {
-        self.w.get(name).unwrap_or_else(|| panic!("no weight {name}"))
+        self.w
+            .get(name)
+            .unwrap_or_else(|| panic!("no weight {name}"))
     }
 
     fn linear(&self, x: &Tensor, name: &str) -> Tensor {
@@ -60,15 +69,26 @@ impl Reference {
         let c = &self.cfg;
         let (h, kv, d) = (c.num_attention_heads, c.num_kv_heads(), c.head_dim());
         let t = ids.len() as i64;
-        let mut x = self.get("model.embed_tokens.weight").index_select(0, &Tensor::from_slice(ids));
+        let mut x = self
+            .get("model.embed_tokens.weight")
+            .index_select(0, &Tensor::from_slice(ids));
         for l in 0..c.num_hidden_layers {
             let p = format!("model.layers.{l}");
             let hn = self.rms(&x, &format!("{p}.input_layernorm"));
-            let q = self.linear(&hn, &format!("{p}.self_attn.q_proj")).view([t, h, d]);
-            let k = self.linear(&hn, &format!("{p}.self_attn.k_proj")).view([t, kv, d]);
-            let v = self.linear(&hn, &format!("{p}.self_attn.v_proj")).view([t, kv, d]);
+            let q = self
+                .linear(&hn, &format!("{p}.self_attn.q_proj"))
+                .view([t, h, d]);
+            let k = self
+                .linear(&hn, &format!("{p}.self_attn.k_proj"))
+                .view([t, kv, d]);
+            let v = self
+                .linear(&hn, &format!("{p}.self_attn.v_proj"))
+                .view([t, kv, d]);
             let (q, k) = if c.model_type == "qwen3" {
-                (self.rms(&q, &format!("{p}.self_attn.q_norm")), self.rms(&k, &format!("{p}.self_attn.k_norm")))
+                (
+                    self.rms(&q, &format!("{p}.self_attn.q_norm")),
+                    self.rms(&k, &format!("{p}.self_attn.k_norm")),
+                )
             } else {
                 (q, k)
             };
@@ -103,7 +123,10 @@ impl Reference {
             x = &x + self.linear(&(silu * up), &format!("{p}.mlp.down_proj"));
         }
         let xn = self.rms(&x, "model.norm");
-        let head = self.w.get("lm_head.weight").unwrap_or_else(|| self.get("model.embed_tokens.weight"));
+        let head = self
+            .w
+            .get("lm_head.weight")
+            .unwrap_or_else(|| self.get("model.embed_tokens.weight"));
         xn.matmul(&head.tr())
     }
 }
@@ -128,17 +151,37 @@ fn build(model_type: &str, std: f64, seed: i64) -> (VarStore, Model, Config) {
 fn check_family(model_type: &str) {
     let (vs, model, cfg) = build(model_type, 0.2, 7);
     let reference = Reference::new(&vs, &cfg);
-    let seqs: Vec<Vec<i64>> = vec![vec![5, 17, 3, 88, 42, 9, 1], vec![60, 2, 33], vec![11, 12, 13, 14, 15]];
+    let seqs: Vec<Vec<i64>> = vec![
+        vec![5, 17, 3, 88, 42, 9, 1],
+        vec![60, 2, 33],
+        vec![11, 12, 13, 14, 15],
+    ];
     let (ids, valid) = left_pad(&seqs, 0, Device::Cpu);
     let t = ids.size()[1];
-    let logits = tch::no_grad(|| model.forward(&ids, &positions_from_valid(&valid), &attention_mask(&valid, 0, t), None));
+    let logits = tch::no_grad(|| {
+        model.forward(
+            &ids,
+            &positions_from_valid(&valid),
+            &attention_mask(&valid, 0, t),
+            None,
+        )
+    });
     for (row, seq) in seqs.iter().enumerate() {
         let n = seq.len() as i64;
-        let ours = logits.get(row as i64).narrow(0, t - n, n).to_kind(Kind::Double);
+        let ours = logits
+            .get(row as i64)
+            .narrow(0, t - n, n)
+            .to_kind(Kind::Double);
         let want = reference.logits(seq);
         let diff = f64::try_from((&ours - &want).abs().max()).unwrap();
-        assert!(diff < 1e-4, "{model_type} row {row}: max |logit diff| {diff}");
-        assert!(f64::try_from(want.abs().max()).unwrap() > 0.1, "reference logits are degenerate");
+        assert!(
+            diff < 1e-4,
+            "{model_type} row {row}: max |logit diff| {diff}"
+        );
+        assert!(
+            f64::try_from(want.abs().max()).unwrap() > 0.1,
+            "reference logits are degenerate"
+        );
     }
 }
 
@@ -162,8 +205,14 @@ fn cached_and_uncached_greedy_agree() {
     for family in ["llama", "qwen2", "qwen3"] {
         let (_vs, model, _cfg) = build(family, 0.5, 11);
         let prompts = vec![vec![5, 17, 3, 88, 42], vec![60], vec![11, 12, 13]];
-        let cached = SamplingParams { stop_token_ids: Some(vec![]), ..SamplingParams::greedy(24) };
-        let uncached = SamplingParams { use_cache: false, ..cached.clone() };
+        let cached = SamplingParams {
+            stop_token_ids: Some(vec![]),
+            ..SamplingParams::greedy(24)
+        };
+        let uncached = SamplingParams {
+            use_cache: false,
+            ..cached.clone()
+        };
         let a = sample(&model, &prompts, &cached, &[], 0).unwrap();
         let b = sample(&model, &prompts, &uncached, &[], 0).unwrap();
         for (x, y) in a.iter().zip(&b) {
@@ -174,8 +223,12 @@ fn cached_and_uncached_greedy_agree() {
             }
         }
         // The rows must not all collapse to one token, or the comparison proves little.
-        let distinct: std::collections::HashSet<i64> = a.iter().flat_map(|s| s.token_ids.clone()).collect();
-        assert!(distinct.len() > 3, "{family}: degenerate generations {distinct:?}");
+        let distinct: std::collections::HashSet<i64> =
+            a.iter().flat_map(|s| s.token_ids.clone()).collect();
+        assert!(
+            distinct.len() > 3,
+            "{family}: degenerate generations {distinct:?}"
+        );
     }
 }
 
@@ -184,8 +237,10 @@ fn llama3_rope_scaling_follows_the_reference_formula() {
     let mut cfg: Config = serde_json::from_value(common::tiny_config("llama", 97, 0.02)).unwrap();
     cfg.head_dim = Some(64);
     cfg.rope_theta = 500_000.0;
-    cfg.rope_scaling = serde_json::from_value(serde_json::json!({"rope_type": "llama3", "factor": 32.0,
-        "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})).unwrap();
+    cfg.rope_scaling =
+        serde_json::from_value(serde_json::json!({"rope_type": "llama3", "factor": 32.0,
+        "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}))
+        .unwrap();
     let inv = cfg.rope_inv_freq();
     let base = |i: usize| 1.0 / 500_000f64.powf(2.0 * i as f64 / 64.0);
     // Highest frequency: wavelength 2π < 8192/4, untouched.
@@ -194,7 +249,10 @@ fn llama3_rope_scaling_follows_the_reference_formula() {
     assert!((inv[31] - base(31) / 32.0).abs() < 1e-15);
     // Frequencies never grow and the scaled ones lie between f/32 and f.
     for (i, f) in inv.iter().enumerate() {
-        assert!(*f <= base(i) + 1e-15 && *f >= base(i) / 32.0 - 1e-15, "freq {i}");
+        assert!(
+            *f <= base(i) + 1e-15 && *f >= base(i) / 32.0 - 1e-15,
+            "freq {i}"
+        );
     }
 }
 
@@ -205,13 +263,24 @@ fn bad_inputs_give_errors() {
     assert!(sample(&model, &[vec![]], &SamplingParams::greedy(4), &[], 0).is_err());
     assert!(sample(&model, &[vec![1000]], &SamplingParams::greedy(4), &[], 0).is_err());
     assert!(sample(&model, &[vec![1]], &SamplingParams::greedy(1000), &[], 0).is_err());
-    let bad_top_p = SamplingParams { top_p: 0.0, ..SamplingParams::default() };
+    let bad_top_p = SamplingParams {
+        top_p: 0.0,
+        ..SamplingParams::default()
+    };
     assert!(sample(&model, &[vec![1]], &bad_top_p, &[], 0).is_err());
     assert!(trainer::logprob::score(&model, &[(vec![1], vec![])], 0).is_err());
     let mut cfg = common::tiny_config("mistral", 97, 0.02);
-    let err = serde_json::from_value::<Config>(cfg.clone()).unwrap().validate().unwrap_err();
+    let err = serde_json::from_value::<Config>(cfg.clone())
+        .unwrap()
+        .validate()
+        .unwrap_err();
     assert!(err.to_string().contains("unsupported model_type"), "{err}");
     cfg["model_type"] = "llama".into();
     cfg["num_key_value_heads"] = 3.into();
-    assert!(serde_json::from_value::<Config>(cfg).unwrap().validate().is_err());
+    assert!(
+        serde_json::from_value::<Config>(cfg)
+            .unwrap()
+            .validate()
+            .is_err()
+    );
 }

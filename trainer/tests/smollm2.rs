@@ -11,11 +11,12 @@ use trainer::{Message, Policy, SamplingParams, TextPair};
 /// Loaded once per test binary; tensors are not `Sync`, so tests take turns.
 fn policy() -> MutexGuard<'static, Policy> {
     static P: OnceLock<Mutex<Policy>> = OnceLock::new();
-    P.get_or_init(|| Mutex::new(Policy::load(&common::smollm2_dir(), Device::Cpu).expect("load SmolLM2")))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    P.get_or_init(|| {
+        Mutex::new(Policy::load(&common::smollm2_dir(), Device::Cpu).expect("load SmolLM2"))
+    })
+    .lock()
+    .unwrap_or_else(|e| e.into_inner())
 }
-
 
 #[test]
 fn chat_template_renders_like_the_models_own() {
@@ -26,9 +27,21 @@ fn chat_template_renders_like_the_models_own() {
 <|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n";
     assert_eq!(got, want);
     let with_system = t
-        .render(&[Message { role: "system".into(), content: "Be brief.".into() }, Message::user("Hi")], false)
+        .render(
+            &[
+                Message {
+                    role: "system".into(),
+                    content: "Be brief.".into(),
+                },
+                Message::user("Hi"),
+            ],
+            false,
+        )
         .unwrap();
-    assert_eq!(with_system, "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n");
+    assert_eq!(
+        with_system,
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+    );
 }
 
 #[test]
@@ -44,14 +57,23 @@ fn tokenizer_matches_smollm2_conventions() {
     let year = tok.encode("2024", false).unwrap();
     assert_eq!(year.len(), 4);
     let text = "Héllo, wörld!  Tabs\tand\nnewlines — ünïcode 12345.";
-    assert_eq!(tok.decode(&tok.encode(text, false).unwrap(), false).unwrap(), text);
+    assert_eq!(
+        tok.decode(&tok.encode(text, false).unwrap(), false)
+            .unwrap(),
+        text
+    );
     assert_eq!(p.eos_token_id(), Some(2));
     assert!(p.stop_token_ids().contains(&2));
 }
 
 #[test]
 fn answers_capital_of_france_with_paris() {
-    let out = policy().generate(&["What is the capital of France?".to_owned()], &SamplingParams::greedy(24)).unwrap();
+    let out = policy()
+        .generate(
+            &["What is the capital of France?".to_owned()],
+            &SamplingParams::greedy(24),
+        )
+        .unwrap();
     assert!(out[0].text.contains("Paris"), "answer: {:?}", out[0].text);
     assert_eq!(out[0].sampled.finish_reason, trainer::FinishReason::Stop);
     assert_eq!(out[0].sampled.token_ids.last(), Some(&2));
@@ -60,23 +82,40 @@ fn answers_capital_of_france_with_paris() {
 #[test]
 fn generation_logprobs_match_scoring_and_retokenization() {
     let p = policy();
-    let prompts = vec!["Name a primary colour.".to_owned(), "Say hello in French, briefly.".to_owned()];
-    let params = SamplingParams { max_new_tokens: 12, temperature: 1.0, top_p: 0.9, seed: Some(42), ..SamplingParams::default() };
+    let prompts = vec![
+        "Name a primary colour.".to_owned(),
+        "Say hello in French, briefly.".to_owned(),
+    ];
+    let params = SamplingParams {
+        max_new_tokens: 12,
+        temperature: 1.0,
+        top_p: 0.9,
+        seed: Some(42),
+        ..SamplingParams::default()
+    };
     let gens = p.generate(&prompts, &params).unwrap();
-    let pairs: Vec<_> = gens.iter().map(|g| (g.prompt_ids.clone(), g.sampled.token_ids.clone())).collect();
+    let pairs: Vec<_> = gens
+        .iter()
+        .map(|g| (g.prompt_ids.clone(), g.sampled.token_ids.clone()))
+        .collect();
     let scored = tch::no_grad(|| p.score_ids(&pairs)).unwrap();
     let r = scored.token_logprobs.size()[1];
     let mut compared = 0;
     for (i, g) in gens.iter().enumerate() {
         let n = g.sampled.token_ids.len() as i64;
         assert_eq!(scored.lengths[i], n);
-        let lp = Vec::<f32>::try_from(scored.token_logprobs.get(i as i64).narrow(0, r - n, n)).unwrap();
+        let lp =
+            Vec::<f32>::try_from(scored.token_logprobs.get(i as i64).narrow(0, r - n, n)).unwrap();
         for (a, b) in lp.iter().zip(&g.sampled.logprobs) {
             assert!((a - b).abs() < 2e-3, "row {i}: scored {a} vs sampled {b}");
         }
         // Re-tokenizing the decoded text (another agent's view of the response) gives the same
         // mean log-prob whenever the tokenization round-trips, as it does for plain text.
-        let pair = TextPair { prompt: prompts[i].clone(), response: g.text.clone(), ends_turn: g.sampled.finish_reason == trainer::FinishReason::Stop };
+        let pair = TextPair {
+            prompt: prompts[i].clone(),
+            response: g.text.clone(),
+            ends_turn: g.sampled.finish_reason == trainer::FinishReason::Stop,
+        };
         let retok = p.encode_response(&pair.response, pair.ends_turn).unwrap();
         if retok == g.sampled.token_ids {
             let s = tch::no_grad(|| p.score_texts(&[pair])).unwrap();
@@ -86,13 +125,20 @@ fn generation_logprobs_match_scoring_and_retokenization() {
             compared += 1;
         }
     }
-    assert!(compared > 0, "no response round-tripped through the tokenizer");
+    assert!(
+        compared > 0,
+        "no response round-tripped through the tokenizer"
+    );
 }
 
 #[test]
 fn mean_logprob_is_differentiable() {
     let p = policy();
-    let pairs = [TextPair { prompt: "What is 3+4?".into(), response: "3+4 = 7.".into(), ends_turn: true }];
+    let pairs = [TextPair {
+        prompt: "What is 3+4?".into(),
+        response: "3+4 = 7.".into(),
+        ends_turn: true,
+    }];
     let scores = p.score_texts(&pairs).unwrap();
     let mean = f64::try_from(scores.mean_logprob.get(0)).unwrap();
     assert!(mean < 0.0 && mean > -10.0, "mean log-prob {mean}");

@@ -141,10 +141,7 @@ impl Config {
             self.num_attention_heads,
             self.num_kv_heads()
         );
-        anyhow::ensure!(
-            self.head_dim() % 2 == 0,
-            "head_dim must be even for RoPE"
-        );
+        anyhow::ensure!(self.head_dim() % 2 == 0, "head_dim must be even for RoPE");
         if let Some(s) = &self.rope_scaling {
             anyhow::ensure!(
                 matches!(s.rope_type.as_str(), "llama3" | "linear" | "default"),
@@ -222,7 +219,10 @@ pub enum WeightInit {
 impl WeightInit {
     fn matrix(self, std: f64) -> Init {
         match self {
-            WeightInit::Random => Init::Randn { mean: 0.0, stdev: std },
+            WeightInit::Random => Init::Randn {
+                mean: 0.0,
+                stdev: std,
+            },
             WeightInit::Zeros => Init::Const(0.0),
         }
     }
@@ -256,7 +256,10 @@ struct RmsNorm {
 
 impl RmsNorm {
     fn new(p: Path, dim: i64, eps: f64) -> Self {
-        Self { weight: p.var("weight", &[dim], Init::Const(1.0)), eps }
+        Self {
+            weight: p.var("weight", &[dim], Init::Const(1.0)),
+            eps,
+        }
     }
 
     fn forward(&self, x: &Tensor) -> Tensor {
@@ -338,13 +341,38 @@ struct Attention {
 
 impl Attention {
     fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
-        let (h, kv, d, w_init) =
-            (cfg.num_attention_heads, cfg.num_kv_heads(), cfg.head_dim(), init.matrix(cfg.initializer_range));
-        let norm = |name: &str| cfg.qk_norm().then(|| RmsNorm::new(&p / name, d, cfg.rms_norm_eps));
+        let (h, kv, d, w_init) = (
+            cfg.num_attention_heads,
+            cfg.num_kv_heads(),
+            cfg.head_dim(),
+            init.matrix(cfg.initializer_range),
+        );
+        let norm = |name: &str| {
+            cfg.qk_norm()
+                .then(|| RmsNorm::new(&p / name, d, cfg.rms_norm_eps))
+        };
         Self {
-            q_proj: Linear::new(&p / "q_proj", cfg.hidden_size, h * d, cfg.qkv_bias(), w_init),
-            k_proj: Linear::new(&p / "k_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), w_init),
-            v_proj: Linear::new(&p / "v_proj", cfg.hidden_size, kv * d, cfg.qkv_bias(), w_init),
+            q_proj: Linear::new(
+                &p / "q_proj",
+                cfg.hidden_size,
+                h * d,
+                cfg.qkv_bias(),
+                w_init,
+            ),
+            k_proj: Linear::new(
+                &p / "k_proj",
+                cfg.hidden_size,
+                kv * d,
+                cfg.qkv_bias(),
+                w_init,
+            ),
+            v_proj: Linear::new(
+                &p / "v_proj",
+                cfg.hidden_size,
+                kv * d,
+                cfg.qkv_bias(),
+                w_init,
+            ),
             o_proj: Linear::new(&p / "o_proj", h * d, cfg.hidden_size, cfg.o_bias(), w_init),
             q_norm: norm("q_norm"),
             k_norm: norm("k_norm"),
@@ -354,7 +382,13 @@ impl Attention {
         }
     }
 
-    fn forward(&self, x: &Tensor, rope: &(Tensor, Tensor), mask: &Tensor, cache: Option<(&mut KvCache, usize)>) -> Tensor {
+    fn forward(
+        &self,
+        x: &Tensor,
+        rope: &(Tensor, Tensor),
+        mask: &Tensor,
+        cache: Option<(&mut KvCache, usize)>,
+    ) -> Tensor {
         let (b, t) = (x.size()[0], x.size()[1]);
         let heads = |y: Tensor, n: i64, norm: &Option<RmsNorm>| {
             let y = y.view([b, t, n, self.head_dim]);
@@ -373,8 +407,12 @@ impl Attention {
             Some((cache, layer)) => cache.append(layer, k, v),
             None => (k, v),
         };
-        let y = Tensor::scaled_dot_product_attention(&q, &k, &v, Some(mask), 0.0, false, None, true);
-        self.o_proj.forward(&y.transpose(1, 2).reshape([b, t, self.n_heads * self.head_dim]))
+        let y =
+            Tensor::scaled_dot_product_attention(&q, &k, &v, Some(mask), 0.0, false, None, true);
+        self.o_proj.forward(
+            &y.transpose(1, 2)
+                .reshape([b, t, self.n_heads * self.head_dim]),
+        )
     }
 }
 
@@ -387,7 +425,11 @@ struct Mlp {
 
 impl Mlp {
     fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
-        let (h, i, w_init) = (cfg.hidden_size, cfg.intermediate_size, init.matrix(cfg.initializer_range));
+        let (h, i, w_init) = (
+            cfg.hidden_size,
+            cfg.intermediate_size,
+            init.matrix(cfg.initializer_range),
+        );
         Self {
             gate_proj: Linear::new(&p / "gate_proj", h, i, false, w_init),
             up_proj: Linear::new(&p / "up_proj", h, i, false, w_init),
@@ -396,7 +438,8 @@ impl Mlp {
     }
 
     fn forward(&self, x: &Tensor) -> Tensor {
-        self.down_proj.forward(&(self.gate_proj.forward(x).silu() * self.up_proj.forward(x)))
+        self.down_proj
+            .forward(&(self.gate_proj.forward(x).silu() * self.up_proj.forward(x)))
     }
 }
 
@@ -411,7 +454,11 @@ struct DecoderLayer {
 impl DecoderLayer {
     fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
         Self {
-            input_layernorm: RmsNorm::new(&p / "input_layernorm", cfg.hidden_size, cfg.rms_norm_eps),
+            input_layernorm: RmsNorm::new(
+                &p / "input_layernorm",
+                cfg.hidden_size,
+                cfg.rms_norm_eps,
+            ),
             self_attn: Attention::new(&p / "self_attn", cfg, init),
             post_attention_layernorm: RmsNorm::new(
                 &p / "post_attention_layernorm",
@@ -422,8 +469,16 @@ impl DecoderLayer {
         }
     }
 
-    fn forward(&self, x: &Tensor, rope: &(Tensor, Tensor), mask: &Tensor, cache: Option<(&mut KvCache, usize)>) -> Tensor {
-        let h = x + self.self_attn.forward(&self.input_layernorm.forward(x), rope, mask, cache);
+    fn forward(
+        &self,
+        x: &Tensor,
+        rope: &(Tensor, Tensor),
+        mask: &Tensor,
+        cache: Option<(&mut KvCache, usize)>,
+    ) -> Tensor {
+        let h = x + self
+            .self_attn
+            .forward(&self.input_layernorm.forward(x), rope, mask, cache);
         &h + self.mlp.forward(&self.post_attention_layernorm.forward(&h))
     }
 }
@@ -464,7 +519,15 @@ impl Model {
         let inv_freq = Tensor::from_slice(&config.rope_inv_freq())
             .to_kind(Kind::Float)
             .to_device(p.device());
-        Ok(Self { embed_tokens, layers, norm, lm_head, inv_freq, config: config.clone(), device: p.device() })
+        Ok(Self {
+            embed_tokens,
+            layers,
+            norm,
+            lm_head,
+            inv_freq,
+            config: config.clone(),
+            device: p.device(),
+        })
     }
 
     /// Device holding the parameters.
@@ -481,7 +544,13 @@ impl Model {
     ///
     /// `mask` [B, 1, T, S] (bool, true = may attend) covers the S = cached + T keys. With a cache
     /// the new keys/values are appended to it.
-    pub fn forward_hidden(&self, input_ids: &Tensor, positions: &Tensor, mask: &Tensor, mut cache: Option<&mut KvCache>) -> Tensor {
+    pub fn forward_hidden(
+        &self,
+        input_ids: &Tensor,
+        positions: &Tensor,
+        mask: &Tensor,
+        mut cache: Option<&mut KvCache>,
+    ) -> Tensor {
         let mut x = Tensor::embedding(&self.embed_tokens, input_ids, -1, false, false);
         let kind = x.kind();
         // Angles in f32 like Hugging Face; cos/sin cast to the compute dtype afterwards.
@@ -497,11 +566,20 @@ impl Model {
 
     /// Logits [.., vocab] for hidden states [.., hidden].
     pub fn logits(&self, hidden: &Tensor) -> Tensor {
-        hidden.linear(self.lm_head.as_ref().unwrap_or(&self.embed_tokens), None::<&Tensor>)
+        hidden.linear(
+            self.lm_head.as_ref().unwrap_or(&self.embed_tokens),
+            None::<&Tensor>,
+        )
     }
 
     /// Logits [B, T, vocab]; see [`Model::forward_hidden`] for the arguments.
-    pub fn forward(&self, input_ids: &Tensor, positions: &Tensor, mask: &Tensor, cache: Option<&mut KvCache>) -> Tensor {
+    pub fn forward(
+        &self,
+        input_ids: &Tensor,
+        positions: &Tensor,
+        mask: &Tensor,
+        cache: Option<&mut KvCache>,
+    ) -> Tensor {
         self.logits(&self.forward_hidden(input_ids, positions, mask, cache))
     }
 }
@@ -519,7 +597,8 @@ pub fn attention_mask(key_valid: &Tensor, past: i64, t: i64) -> Tensor {
     let causal = k_pos.le_tensor(&q_pos);
     let is_self = k_pos.eq_tensor(&q_pos);
     let valid = key_valid.to_kind(Kind::Bool).unsqueeze(1).unsqueeze(1);
-    (valid.logical_and(&causal.unsqueeze(0).unsqueeze(0))).logical_or(&is_self.unsqueeze(0).unsqueeze(0))
+    (valid.logical_and(&causal.unsqueeze(0).unsqueeze(0)))
+        .logical_or(&is_self.unsqueeze(0).unsqueeze(0))
 }
 
 /// Positions [B, S] for left-padded rows: 0 at each row's first real token, counting up.
