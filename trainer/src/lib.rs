@@ -2,8 +2,8 @@
 //! import, batched generation, log-probs of any response under any agent, and checkpoints.
 
 pub mod chat;
-pub mod config;
 pub mod checkpoint;
+pub mod config;
 pub mod generation;
 pub mod gguf;
 pub mod hacpo;
