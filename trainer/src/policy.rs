@@ -311,6 +311,25 @@ impl Policy {
         self.pad_id
     }
 
+    /// An independent copy (own parameters, same device and dtype), e.g. a frozen π_old.
+    pub fn duplicate(&self) -> Result<Self> {
+        let files = TokenizerFiles {
+            tokenizer: self.tokenizer.clone(),
+            tokenizer_config: self.tokenizer_config.clone(),
+            generation_config: self.generation_config.clone(),
+            chat_template: self.chat.as_ref().map(|t| t.source().to_owned()),
+        };
+        let mut copy = Self::build(
+            self.config_json.clone(),
+            files,
+            self.device(),
+            self.vs.kind(),
+            WeightInit::Zeros,
+        )?;
+        copy.copy_weights_from(self)?;
+        Ok(copy)
+    }
+
     /// Copies all parameters from another policy of the same architecture (e.g. π_old ← π).
     pub fn copy_weights_from(&mut self, other: &Policy) -> Result<()> {
         self.vs

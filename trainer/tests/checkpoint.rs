@@ -60,6 +60,21 @@ fn save_and_reload_gives_identical_logits() {
 }
 
 #[test]
+fn duplicate_is_identical_and_independent() {
+    let p = tiny("qwen2", Kind::Float);
+    let q = p.duplicate().unwrap();
+    assert!(logits(&p).equal(&logits(&q)));
+    tch::no_grad(|| {
+        let mut w = q.var_store().variables()["model.norm.weight"].shallow_clone();
+        let _ = w.fill_(0.5);
+    });
+    assert!(
+        !logits(&p).equal(&logits(&q)),
+        "changing the copy must not touch the original"
+    );
+}
+
+#[test]
 fn bf16_checkpoint_reloads_identically() {
     let p = tiny("qwen3", Kind::BFloat16);
     let dir = tempfile::tempdir().unwrap();

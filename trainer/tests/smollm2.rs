@@ -148,3 +148,72 @@ fn mean_logprob_is_differentiable() {
     let norm = f64::try_from(g.norm()).unwrap();
     assert!(norm.is_finite() && norm > 0.0, "grad norm {norm}");
 }
+
+/// A second agent with another tokenizer (half of SmolLM2's BPE merges) and another chat template scores
+/// SmolLM2's response after re-tokenizing it: the cross-agent path of HACPO.
+#[test]
+fn another_agent_rescores_a_response_with_its_own_tokenizer() {
+    let src = common::smollm2_dir();
+    let other_dir = tempfile::tempdir().unwrap();
+    let mut tok: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("tokenizer.json")).unwrap())
+            .unwrap();
+    let merges: Vec<serde_json::Value> = tok["model"]["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .step_by(2)
+        .cloned()
+        .collect();
+    tok["model"]["merges"] = merges.into();
+    std::fs::write(other_dir.path().join("tokenizer.json"), tok.to_string()).unwrap();
+    let template = "{% for m in messages %}{{ m.role | upper }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}";
+    std::fs::write(
+        other_dir.path().join("tokenizer_config.json"),
+        serde_json::json!({"chat_template": template, "eos_token": "<|endoftext|>"}).to_string(),
+    )
+    .unwrap();
+    let other = Policy::from_config(
+        common::tiny_config("qwen3", 49152, 0.05),
+        other_dir.path(),
+        Device::Cpu,
+        tch::Kind::Float,
+        5,
+    )
+    .unwrap();
+
+    let p = policy();
+    let question = "What is 12345 + 1?".to_owned();
+    let answer = &p
+        .generate(std::slice::from_ref(&question), &SamplingParams::greedy(24))
+        .unwrap()[0];
+    let pair = TextPair {
+        prompt: question.clone(),
+        response: answer.text.clone(),
+        ends_turn: true,
+    };
+    let theirs = other.encode_response(&pair.response, true).unwrap();
+    assert_eq!(
+        *theirs.last().unwrap(),
+        0,
+        "the learner's own end-of-turn token is appended"
+    );
+    assert_eq!(
+        other
+            .tokenizer()
+            .decode(&theirs[..theirs.len() - 1], false)
+            .unwrap(),
+        answer.text
+    );
+    assert_eq!(
+        other.prompt_text(&question).unwrap(),
+        "USER: What is 12345 + 1?\nASSISTANT:"
+    );
+    // The tokenizers really differ: with fewer merges the same text needs more tokens.
+    let ours = p.encode_response(&answer.text, true).unwrap();
+    assert!(theirs.len() > ours.len(), "{theirs:?} vs {ours:?}");
+    let s = tch::no_grad(|| other.score_texts(&[pair])).unwrap();
+    assert_eq!(s.lengths, vec![theirs.len() as i64]);
+    let mean = f64::try_from(s.mean_logprob.get(0)).unwrap();
+    assert!(mean.is_finite() && mean < 0.0, "{mean}");
+}
