@@ -527,3 +527,73 @@ fn launcher_rejects_bad_input_clearly() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+fn pg_answers(port: u16) -> bool {
+    Command::new("pg_isready")
+        .args(["-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// On a machine where no PostgreSQL answers (forced with --private-pg), the launcher starts the
+/// private cluster in .local/pg and Ctrl-C stops it again; a cluster it found running is left
+/// running.
+#[test]
+fn launcher_starts_and_stops_a_private_postgres() -> anyhow::Result<()> {
+    let verifier = e2e::workspace_binary("verifier")?;
+    // The checkout's private cluster may already run (scripts/test starts it where no system
+    // PostgreSQL answers): then the launcher must use it and leave it running.
+    let pid_file = e2e::repo_root().join(".local/pg/data/postmaster.pid");
+    let running: Option<u16> = std::fs::read_to_string(&pid_file)
+        .ok()
+        .and_then(|t| t.lines().nth(3).and_then(|p| p.trim().parse().ok()));
+    let port = match running {
+        Some(p) => p,
+        None => free_addr()?.rsplit(':').next().unwrap().parse()?,
+    };
+    let port_s = port.to_string();
+    let listen = free_addr()?;
+    let data = e2e::sample_data();
+    let mut launch = Launch::spawn(
+        &["--private-pg", "--listen", &listen],
+        &[
+            ("DATABASE_URL", ""),
+            ("HACRL_PG_PORT", &port_s),
+            ("HACRL_DB", "e2e_private"),
+            ("HACRL_DATA", &data.to_string_lossy()),
+            ("HACRL_VERIFIER_BIN", &verifier.to_string_lossy()),
+        ],
+    )?;
+    launch.wait_for("up: ready ", 1, Duration::from_secs(120))?;
+    let url = format!("postgres://postgres@127.0.0.1:{port}/e2e_private");
+    assert!(
+        launch
+            .output()
+            .iter()
+            .any(|l| l == &format!("up: database {url}"))
+    );
+    assert_eq!(
+        launch
+            .lines_starting("up: started a private PostgreSQL")
+            .len(),
+        usize::from(running.is_none())
+    );
+    let tasks = Command::new("psql")
+        .args(["-XtAq", &url, "-c", "select count(*) from tasks"])
+        .output()?;
+    assert_eq!(String::from_utf8_lossy(&tasks.stdout).trim(), "12");
+
+    launch.signal(libc::SIGINT);
+    assert!(
+        launch.wait(Duration::from_secs(30))?.success(),
+        "{}",
+        launch.output().join("\n")
+    );
+    assert_eq!(
+        pg_answers(port),
+        running.is_some(),
+        "{}",
+        launch.output().join("\n")
+    );
+    Ok(())
+}
