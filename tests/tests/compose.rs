@@ -524,6 +524,7 @@ fn dockerfiles_copy_existing_paths_build_workspace_binaries_and_run_unprivileged
         "ARG TORCH_VERSION=2.13.0",
         "LIBTORCH_USE_PYTORCH=1",
         "VIRTUAL_ENV=/opt/torch",
+        "HACRL_TORCH_CUDA=1",
         "nvidia/cuda:",
     ] {
         assert!(
