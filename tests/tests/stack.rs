@@ -83,7 +83,7 @@ fn check_result(result: &Value, sent: &Sent) {
 async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> anyhow::Result<()> {
     let data = e2e::sample_data();
     let ex = Examples::load(&data)?;
-    let stack = Stack::start(&data).await?;
+    let mut stack = Stack::start(&data).await?;
     let db = stack.db().await?;
 
     // The launcher imported the example tasks.
@@ -100,6 +100,10 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
     );
 
     // The ready-to-paste lines it printed work as printed.
+    // The banner follows the `ready` line; its last line is the Ctrl-C hint.
+    stack
+        .launch
+        .wait_for("  Ctrl-C stops", 1, Duration::from_secs(10))?;
     let out = stack.launch.output();
     for (starts, expect) in [
         (format!("curl -s {}/readyz", stack.url), "ready"),
