@@ -145,10 +145,15 @@ pub fn math_response(item: &MathItem, correct: bool) -> String {
     )
 }
 
+/// A number clearly different from `answer` (by half its size plus one), so that only a
+/// checker bug, never a tolerance, can accept it.
 fn wrong_number(answer: &str) -> String {
-    match answer.parse::<i64>() {
-        Ok(n) => (n + 1).to_string(),
-        Err(_) => format!("{answer}1"),
+    if let Ok(n) = answer.parse::<i64>() {
+        (n + n.abs() / 2 + 1).to_string()
+    } else if let Ok(x) = answer.parse::<f64>() {
+        (x + x.abs() / 2.0 + 1.0).to_string()
+    } else {
+        format!("{answer}1")
     }
 }
 
