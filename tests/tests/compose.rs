@@ -534,7 +534,7 @@ fn dockerfiles_copy_existing_paths_build_workspace_binaries_and_run_unprivileged
     }
 }
 
-/// Checked once the trainer's binary and example config exist (issues 4 and 5); until then this
+/// Checked once the trainer's binary has its `run` subcommand (issues 4 and 5); until then this
 /// reports what it could not check yet.
 #[test]
 fn trainer_service_matches_the_trainer_binary_once_built() {
@@ -548,6 +548,18 @@ fn trainer_service_matches_the_trainer_binary_once_built() {
         .and_then(|(_, d)| d)
         .unwrap();
     match workspace_binary("trainer") {
+        // `trainer run` arrives with the training loop (issue 5), after the binary itself.
+        Ok(trainer)
+            if !Command::new(&trainer)
+                .args(["run", "--help"])
+                .output()
+                .is_ok_and(|o| o.status.success()) =>
+        {
+            eprintln!(
+                "`{} run` does not exist yet: trainer flags not checked",
+                trainer.display()
+            );
+        }
         Ok(trainer) => {
             let h = help(&trainer, "run");
             assert!(
