@@ -28,8 +28,10 @@ RUN cargo build --release --locked -p verifier --bin verifier
 # step, into a fixed cache folder that the runtime stage copies. The step lands with the sandbox
 # (issue 8); until then the cache starts empty.
 ENV HACRL_CACHE=/opt/hacrl/cache
+# Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.
 RUN mkdir -p "$HACRL_CACHE" \
-    && if [ -f scripts/setup.d/20-python-wasm.sh ]; then bash scripts/setup.d/20-python-wasm.sh; fi
+    && if [ -f scripts/setup.d/20-python-wasm.sh ]; then bash scripts/setup.d/20-python-wasm.sh; fi \
+    && rm -rf "$HACRL_CACHE"/venv-*
 
 FROM ${RUNTIME_IMAGE} AS runtime
 # curl serves the HEALTHCHECK only.
