@@ -4,7 +4,6 @@ use std::io::{BufRead, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -143,16 +142,12 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         db
     };
     let judge = code::Judge::new(&a.sandbox).context("starting the code sandbox")?;
-    let state = AppState {
-        db,
-        scorer: Arc::new(Scorer::new(judge, math::Options::default())),
-        prometheus: telemetry::prometheus(),
-        limits: Arc::new(Limits {
-            max_body_bytes: a.max_body_bytes,
-            max_batch: a.max_batch,
-            ..Limits::default()
-        }),
+    let limits = Limits {
+        max_body_bytes: a.max_body_bytes,
+        max_batch: a.max_batch,
+        ..Limits::default()
     };
+    let state = AppState::new(db, judge, limits);
     let listener = tokio::net::TcpListener::bind(a.listen)
         .await
         .with_context(|| format!("binding {}", a.listen))?;

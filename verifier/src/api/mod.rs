@@ -94,6 +94,23 @@ pub struct AppState {
 )]
 pub struct ApiDoc;
 
+impl AppState {
+    /// The state of a service scoring with `judge` and default math options.
+    pub fn new(db: PgPool, judge: crate::code::Judge, limits: Limits) -> Self {
+        Self {
+            db,
+            scorer: Arc::new(Scorer::new(judge, crate::math::Options::default())),
+            prometheus: crate::telemetry::prometheus(),
+            limits: Arc::new(limits),
+        }
+    }
+}
+
+/// Serves the API on `listener` until the future is dropped (tests, embedding).
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).await
+}
+
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The whole service.

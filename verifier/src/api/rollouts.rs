@@ -117,10 +117,10 @@ pub async fn submit(
         .map(|r| r.id.unwrap_or_else(Uuid::now_v7))
         .collect();
 
-    let mut stored: HashMap<Uuid, Rollout> = rollouts::by_ids(&s.db, &ids)
+    let mut stored: HashMap<Uuid, RolloutRow> = rollouts::by_ids(&s.db, &ids)
         .await?
         .into_iter()
-        .map(|r| (r.id, r))
+        .map(|r| (r.row.id, r.row))
         .collect();
     for (i, (item, id)) in items.iter().zip(&ids).enumerate() {
         if let Some(old) = stored.get(id) {
@@ -210,41 +210,15 @@ pub async fn submit(
         .collect();
     if !raced.is_empty() {
         for r in rollouts::by_ids(&s.db, &raced).await? {
-            stored.insert(r.id, r);
+            stored.insert(r.row.id, r.row);
         }
     }
-    let fresh_rows: HashMap<Uuid, RolloutRow> = rows
-        .into_iter()
-        .filter(|r| inserted.contains(&r.id))
-        .map(|r| (r.id, r))
-        .collect();
+    for r in rows.into_iter().filter(|r| inserted.contains(&r.id)) {
+        stored.insert(r.id, r);
+    }
     let results: Vec<RolloutResult> = ids
         .iter()
-        .map(|id| match fresh_rows.get(id) {
-            Some(r) => RolloutResult {
-                id: r.id,
-                task_id: r.task_id,
-                agent_id: r.agent_id,
-                reward: r.reward,
-                correct: r.correct,
-                status: r.status.clone(),
-                verdict: redact(&r.verdict),
-                duplicate: false,
-            },
-            None => {
-                let r = &stored[id];
-                RolloutResult {
-                    id: r.id,
-                    task_id: r.task_id,
-                    agent_id: r.agent_id,
-                    reward: r.reward,
-                    correct: r.correct,
-                    status: r.status.clone(),
-                    verdict: redact(&r.verdict),
-                    duplicate: true,
-                }
-            }
-        })
+        .map(|id| RolloutResult::new(&stored[id], !inserted.contains(id)))
         .collect();
     metrics::counter!("verifier_rollouts_stored_total").increment(inserted.len() as u64);
     Ok(Json(SubmitResult {
@@ -252,6 +226,21 @@ pub async fn submit(
         duplicates: results.len() - inserted.len(),
         results,
     }))
+}
+
+impl RolloutResult {
+    fn new(r: &RolloutRow, duplicate: bool) -> Self {
+        Self {
+            id: r.id,
+            task_id: r.task_id,
+            agent_id: r.agent_id,
+            reward: r.reward,
+            correct: r.correct,
+            status: r.status.clone(),
+            verdict: redact(&r.verdict),
+            duplicate,
+        }
+    }
 }
 
 fn unique(ids: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
@@ -353,7 +342,7 @@ fn validate(items: &[NewRollout], max_batch: usize, max_response: usize) -> Resu
     Ok(())
 }
 
-fn ensure_same(i: usize, new: &NewRollout, old: &Rollout) -> Result<(), ApiError> {
+fn ensure_same(i: usize, new: &NewRollout, old: &RolloutRow) -> Result<(), ApiError> {
     let same = new.task_id == old.task_id
         && new.agent_id == old.agent_id
         && new.run == old.run
@@ -408,7 +397,7 @@ pub async fn list(
     };
     let mut page = rollouts::list(&s.db, &filter, q.after, q.limit).await?;
     for r in &mut page.items {
-        r.verdict = redact(&r.verdict);
+        r.row.verdict = redact(&r.row.verdict);
     }
     Ok(Json(page))
 }

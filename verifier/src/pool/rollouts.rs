@@ -9,8 +9,8 @@ use uuid::Uuid;
 
 use super::Page;
 
-/// A scored rollout ready to store.
-#[derive(Debug, Clone)]
+/// A scored rollout, as stored.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
 pub struct RolloutRow {
     /// Client-chosen or generated id.
     pub id: Uuid,
@@ -38,47 +38,21 @@ pub struct RolloutRow {
     pub correct: bool,
     /// `scored` or `judge_error`.
     pub status: String,
-    /// Full verdict.
-    pub verdict: Value,
-    /// Client metadata.
-    pub metadata: Value,
-}
-
-/// A stored rollout.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
-pub struct Rollout {
-    /// Id.
-    pub id: Uuid,
-    /// Training run.
-    pub run: String,
-    /// Task answered.
-    pub task_id: Uuid,
-    /// Agent that answered.
-    pub agent_id: Uuid,
-    /// Training step.
-    pub step: i64,
-    /// Version of the generating policy.
-    pub policy_version: i64,
-    /// Response text.
-    pub response: String,
-    /// Response tokens under the generating tokenizer.
-    pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
-    pub logprob_mean: Option<f64>,
-    /// Summed token log-prob under the generating policy.
-    pub logprob_sum: Option<f64>,
-    /// Reward in [0, 1].
-    pub reward: f64,
-    /// Fully correct.
-    pub correct: bool,
-    /// `scored` or `judge_error`.
-    pub status: String,
     /// Verdict (reference-side details removed by the API).
     #[schema(value_type = Object)]
     pub verdict: Value,
     /// Client metadata.
     #[schema(value_type = Object)]
     pub metadata: Value,
+}
+
+/// A stored rollout with its place in the pool.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
+pub struct Rollout {
+    /// The rollout.
+    #[serde(flatten)]
+    #[sqlx(flatten)]
+    pub row: RolloutRow,
     /// When it was stored.
     pub created_at: DateTime<Utc>,
     /// Insertion order; the pagination cursor.
@@ -208,6 +182,9 @@ pub struct GroupMember {
     pub logprob_sum: Option<f64>,
     /// Version of the generating policy.
     pub policy_version: i64,
+    /// Client metadata (e.g. whether generation ended with an end-of-turn token).
+    #[schema(value_type = Object)]
+    pub metadata: Value,
     #[serde(skip)]
     #[sqlx(rename = "task_id")]
     task: Uuid,
@@ -230,7 +207,7 @@ pub struct Group {
 pub async fn groups(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<Group>> {
     let members: Vec<GroupMember> = sqlx::query_as(
         "select r.id, r.agent_id, a.name as agent, r.response, r.reward, r.correct, r.token_count,
-                r.logprob_mean, r.logprob_sum, r.policy_version, r.task_id, t.prompt
+                r.logprob_mean, r.logprob_sum, r.policy_version, r.metadata, r.task_id, t.prompt
          from rollouts r join agents a on a.id = r.agent_id join tasks t on t.id = r.task_id
          where r.run = $1 and r.step = $2 and r.status = 'scored'
          order by t.seq, a.name, r.seq",

@@ -12,8 +12,7 @@ use serde_json::Value;
 use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
 use verifier::api::{self, AppState, Limits};
-use verifier::scoring::Scorer;
-use verifier::{code, math, pool, telemetry};
+use verifier::{code, pool};
 
 /// The database server tests run against.
 pub fn database_url() -> String {
@@ -82,18 +81,11 @@ impl TestService {
         };
         let service_db =
             pool::connect_lazy(&service_url, 8, Duration::from_secs(2)).expect("lazy pool");
-        let state = AppState {
-            db: service_db,
-            scorer: Arc::new(Scorer::new(
-                code::Judge::new(&default_sandbox()).expect("sandbox starts"),
-                math::Options::default(),
-            )),
-            prometheus: telemetry::prometheus(),
-            limits: Arc::new(limits),
-        };
+        let judge = code::Judge::new(&default_sandbox()).expect("sandbox starts");
+        let state = AppState::new(service_db, judge, limits);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, api::router(state)).await.unwrap() });
+        tokio::spawn(async move { api::serve(listener, state).await.unwrap() });
         Self {
             url: format!("http://{addr}"),
             http: reqwest::Client::new(),

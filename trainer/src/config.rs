@@ -1,0 +1,170 @@
+//! The TOML file that describes a training run: agents, algorithm, data, verifier.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, ensure};
+use serde::Deserialize;
+
+use crate::hacpo::HacpoConfig;
+
+/// A whole run (`trainer run --config run.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Loop settings.
+    pub run: RunSection,
+    /// Where rollouts are scored and pooled.
+    pub verifier: VerifierSection,
+    /// Training and evaluation tasks.
+    pub data: DataSection,
+    /// Update rule and hyperparameters (defaults: the paper's).
+    #[serde(default)]
+    pub algorithm: HacpoConfig,
+    /// The agents, at least one (two or more for sharing rules).
+    pub agents: Vec<AgentSection>,
+}
+
+/// Loop settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Run name: the `run` column of every rollout and metric.
+    pub name: String,
+    /// Training steps.
+    pub steps: usize,
+    /// Seed for prompt sampling and generation.
+    #[serde(default)]
+    pub seed: u64,
+    /// Prompts per training step.
+    pub prompts_per_step: usize,
+    /// G: responses per agent per prompt.
+    pub group_size: usize,
+    /// Optimizer steps per training step (the batch is split into this many mini-batches).
+    #[serde(default = "one")]
+    pub minibatches: usize,
+    /// Most new tokens per response.
+    pub max_new_tokens: usize,
+    /// Sampling temperature.
+    #[serde(default = "one_f")]
+    pub temperature: f64,
+    /// Nucleus mass.
+    #[serde(default = "one_f")]
+    pub top_p: f64,
+    /// Save every agent every this many steps (and at the end).
+    #[serde(default = "one")]
+    pub checkpoint_every: usize,
+    /// Evaluate every this many steps (and at the end); 0 disables.
+    #[serde(default)]
+    pub eval_every: usize,
+    /// Checkpoints and run state; relative paths are relative to the config file.
+    pub output_dir: PathBuf,
+    /// libtorch intra-op threads (0: libtorch's default).
+    #[serde(default)]
+    pub threads: i32,
+}
+
+/// Where the verifier listens.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifierSection {
+    /// Base URL.
+    pub url: String,
+}
+
+/// Tasks by dataset name, as imported into the pool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSection {
+    /// Training prompts.
+    pub train: String,
+    /// Held-out evaluation prompts.
+    #[serde(default)]
+    pub eval: Option<String>,
+    /// Evaluate on the first this many held-out tasks (0: all).
+    #[serde(default)]
+    pub eval_size: usize,
+}
+
+/// One agent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSection {
+    /// Unique name in the pool.
+    pub name: String,
+    /// Model directory (Hugging Face layout) or .gguf file; relative to the config file.
+    pub model: PathBuf,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[serde(default = "cpu")]
+    pub device: String,
+    /// AdamW learning rate.
+    pub lr: f64,
+    /// AdamW weight decay.
+    #[serde(default)]
+    pub weight_decay: f64,
+}
+
+fn one() -> usize {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+fn cpu() -> String {
+    "cpu".into()
+}
+
+impl RunConfig {
+    /// Reads and checks a config file; relative paths become relative to its folder.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut cfg: Self =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        cfg.run.output_dir = base.join(&cfg.run.output_dir);
+        for a in &mut cfg.agents {
+            a.model = base.join(&a.model);
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks values a run cannot start with.
+    pub fn validate(&self) -> Result<()> {
+        let r = &self.run;
+        ensure!(!r.name.is_empty(), "run.name must not be empty");
+        ensure!(
+            r.steps > 0 && r.prompts_per_step > 0,
+            "run.steps and run.prompts_per_step must be positive"
+        );
+        ensure!(
+            r.group_size >= 2,
+            "run.group_size must be at least 2 (advantages need a group)"
+        );
+        ensure!(
+            r.minibatches >= 1 && r.checkpoint_every >= 1,
+            "run.minibatches and run.checkpoint_every must be positive"
+        );
+        ensure!(
+            !self.agents.is_empty(),
+            "at least one [[agents]] entry is needed"
+        );
+        ensure!(
+            !self.algorithm.algorithm.shares() || self.agents.len() >= 2,
+            "{:?} shares rollouts between agents: give at least two",
+            self.algorithm.algorithm
+        );
+        let mut names: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        ensure!(
+            names.len() == self.agents.len(),
+            "agent names must be unique"
+        );
+        ensure!(
+            self.agents.iter().all(|a| a.lr > 0.0),
+            "every agent needs lr > 0"
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,145 @@
+//! HACPO (Heterogeneous Agent Collaborative Policy Optimization) and the baselines it is compared
+//! with, as pure functions of rewards, capabilities and log-probs (see `shared/HACPO.md`).
+//!
+//! - [`capability`]: each agent's smoothed accuracy P̂ and the ratios ω between agents.
+//! - [`advantage`]: the capability-aware mixed baseline and the plain group baselines.
+//! - [`loss`]: GSPO self terms, HACPO cross terms with exponential importance sampling and
+//!   stepwise clipping, GRPO's token-level terms, the k3 KL penalty.
+
+pub mod advantage;
+pub mod capability;
+pub mod loss;
+
+use serde::{Deserialize, Serialize};
+
+pub use advantage::{GroupMember, advantages};
+pub use capability::CapabilityTracker;
+pub use loss::{LossOutput, SequenceSample, grpo_loss, kl_k3, sequence_loss};
+
+/// Which update rule a run uses; everything else in a run is the same code path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// The full method: every agent learns from all agents' rollouts.
+    Hacpo,
+    /// Each agent alone, on its own G rollouts (sequence-level ratios).
+    Gspo,
+    /// Each agent alone with 2G rollouts per prompt (same rollout budget as two agents sharing).
+    Gspo2x,
+    /// Each agent alone, token-level PPO ratios.
+    Grpo,
+    /// Shares rollouts with a plain group baseline: no ω, no importance correction, no stepwise clip.
+    Naive,
+}
+
+impl Algorithm {
+    /// Whether a learner trains on other agents' rollouts.
+    pub fn shares(self) -> bool {
+        matches!(self, Self::Hacpo | Self::Naive)
+    }
+
+    /// Rollouts per prompt an agent generates, given the configured G.
+    pub fn rollouts_per_prompt(self, g: usize) -> usize {
+        if self == Self::Gspo2x { 2 * g } else { g }
+    }
+}
+
+/// Hyperparameters; the defaults are the paper's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HacpoConfig {
+    /// The update rule.
+    pub algorithm: Algorithm,
+    /// Exponent α of the exponential importance sampling sg(c)^α.
+    pub alpha: f64,
+    /// δ: the cross-ratio lower bound starts at 1 − δ.
+    pub delta: f64,
+    /// δ_step: the lower bound rises by this much per optimizer step within a training step.
+    pub delta_step: f64,
+    /// K: steps averaged into the capability P̂.
+    pub capability_window: usize,
+    /// ω is clamped into [omega_min, omega_max].
+    pub omega_min: f64,
+    /// See `omega_min`.
+    pub omega_max: f64,
+    /// GSPO lower clip ε_low (sequence ratio ≥ 1 − ε_low).
+    pub gspo_eps_low: f64,
+    /// GSPO upper clip ε_high (sequence ratio ≤ 1 + ε_high).
+    pub gspo_eps_high: f64,
+    /// GRPO lower clip (token ratio ≥ 1 − ε).
+    pub grpo_eps_low: f64,
+    /// GRPO upper clip (token ratio ≤ 1 + ε).
+    pub grpo_eps_high: f64,
+    /// β of the KL(π‖π_ref) penalty on self samples; 0 disables it (and the reference model).
+    pub kl_beta: f64,
+    /// Ablation switch: the capability-weighted baseline μ̂_k (off: plain mean of the n·G rewards).
+    pub capability_baseline: bool,
+    /// Ablation switch: ω(j,k) scaling of cross terms (off: 1).
+    pub omega_in_loss: bool,
+    /// Ablation switch: the lower bound rises with the optimizer step (off: fixed at 1 − δ).
+    pub stepwise_clip: bool,
+}
+
+impl Default for HacpoConfig {
+    fn default() -> Self {
+        Self {
+            algorithm: Algorithm::Hacpo,
+            alpha: 1.0,
+            delta: 0.2,
+            delta_step: 0.025,
+            capability_window: 5,
+            omega_min: 0.1,
+            omega_max: 10.0,
+            gspo_eps_low: 3e-4,
+            gspo_eps_high: 4e-4,
+            grpo_eps_low: 0.2,
+            grpo_eps_high: 0.28,
+            kl_beta: 0.0,
+            capability_baseline: true,
+            omega_in_loss: true,
+            stepwise_clip: true,
+        }
+    }
+}
+
+impl HacpoConfig {
+    /// Lower bound of the cross-sample ratio at optimizer step `m` (0-based within a training step).
+    pub fn cross_lower_bound(&self, m: usize) -> f64 {
+        let rise = if self.stepwise_clip {
+            m as f64 * self.delta_step
+        } else {
+            0.0
+        };
+        (1.0 - self.delta + rise).min(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lower_bounds_follow_the_paper_schedule() {
+        let c = HacpoConfig::default();
+        let bounds: Vec<f64> = (0..4).map(|m| c.cross_lower_bound(m)).collect();
+        for (b, want) in bounds.iter().zip([0.8, 0.825, 0.85, 0.875]) {
+            assert!((b - want).abs() < 1e-12, "{bounds:?}");
+        }
+        assert_eq!(c.cross_lower_bound(100), 1.0);
+        let fixed = HacpoConfig {
+            stepwise_clip: false,
+            ..c
+        };
+        assert!((fixed.cross_lower_bound(3) - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn only_gspo2x_doubles_rollouts_and_only_sharing_rules_share() {
+        assert_eq!(Algorithm::Gspo2x.rollouts_per_prompt(4), 8);
+        assert_eq!(Algorithm::Hacpo.rollouts_per_prompt(4), 4);
+        assert!(Algorithm::Hacpo.shares() && Algorithm::Naive.shares());
+        assert!(
+            !Algorithm::Gspo.shares() && !Algorithm::Grpo.shares() && !Algorithm::Gspo2x.shares()
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! `trainer` command line: generate with and score responses under real checkpoints.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+use tch::Device;
+use trainer::{Policy, SamplingParams, TextPair};
+
+/// Policy models on libtorch for heterogeneous-agent RL (HACPO).
+#[derive(Parser)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate responses to one or more prompts (batched).
+    Generate(GenerateArgs),
+    /// Log-probability of a response after a prompt, tokenized by the model's own tokenizer.
+    Logprob(LogprobArgs),
+    /// Train agents against a running verifier (HACPO or a baseline), as a TOML file describes.
+    ///
+    /// Resumes from the last checkpoint in the run's output_dir when one exists.
+    Run {
+        /// The run's TOML file (see examples/).
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Create a model with random (seeded) weights from a config.json and a tokenizer directory.
+    InitModel {
+        /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
+        #[arg(long)]
+        config: PathBuf,
+        /// Directory with tokenizer.json and tokenizer_config.json (chat template).
+        #[arg(long)]
+        tokenizer: PathBuf,
+        /// Output directory (Hugging Face layout).
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed of the weight initialisation.
+        #[arg(long, default_value_t = 0)]
+        seed: i64,
+    },
+    /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
+    ImportGguf {
+        /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors; llama, qwen2, qwen3).
+        #[arg(long)]
+        gguf: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct ModelArgs {
+    /// Model directory (config.json + model.safetensors + tokenizer.json) or a .gguf file.
+    #[arg(long)]
+    model: PathBuf,
+    /// Device: `cpu`, `cuda` or `cuda:N`. Weights are f32 on CPU, bf16 on GPU.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// User message; repeat for a batch. Rendered with the model's chat template unless --raw.
+    #[arg(long, required = true)]
+    prompt: Vec<String>,
+    /// Most new tokens per response.
+    #[arg(long, default_value_t = 128)]
+    max_new_tokens: usize,
+    /// Sampling temperature; 0 = greedy.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f64,
+    /// Nucleus sampling mass.
+    #[arg(long, default_value_t = 1.0)]
+    top_p: f64,
+    /// Random seed for sampling.
+    #[arg(long)]
+    seed: Option<i64>,
+    /// Print one JSON object per response (text, token ids, per-token log-probs).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct LogprobArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// User message (rendered with the chat template).
+    #[arg(long)]
+    prompt: String,
+    /// Assistant response text to score.
+    #[arg(long)]
+    response: String,
+    /// Do not append the end-of-turn token (score the response as unfinished).
+    #[arg(long)]
+    no_eos: bool,
+    /// Print per-token log-probs as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(args: &ModelArgs) -> Result<Policy> {
+    let device = trainer::run::parse_device(&args.device)?;
+    if device.is_cuda() && !tch::Cuda::is_available() {
+        bail!("CUDA requested but not available in this libtorch build");
+    }
+    let start = std::time::Instant::now();
+    let policy = Policy::load(&args.model, device)
+        .with_context(|| format!("cannot load model {}", args.model.display()))?;
+    tracing::info!(secs = start.elapsed().as_secs_f64(), model = %args.model.display(), "loaded");
+    Ok(policy)
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Generate(a) => {
+            let policy = load(&a.model)?;
+            let params = SamplingParams {
+                max_new_tokens: a.max_new_tokens,
+                temperature: a.temperature,
+                top_p: a.top_p,
+                seed: a.seed,
+                ..SamplingParams::default()
+            };
+            let start = std::time::Instant::now();
+            let gens = policy.generate(&a.prompt, &params)?;
+            let tokens: usize = gens.iter().map(|g| g.sampled.token_ids.len()).sum();
+            tracing::info!(tokens, secs = start.elapsed().as_secs_f64(), "generated");
+            for (prompt, g) in a.prompt.iter().zip(&gens) {
+                if a.json {
+                    println!(
+                        "{}",
+                        json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
+                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason})
+                    );
+                } else {
+                    println!("{}", g.text);
+                }
+            }
+        }
+        Command::Logprob(a) => {
+            let policy = load(&a.model)?;
+            let pair = TextPair {
+                prompt: a.prompt,
+                response: a.response,
+                ends_turn: !a.no_eos,
+            };
+            let scores = tch::no_grad(|| policy.score_texts(std::slice::from_ref(&pair)))?;
+            let mean = f64::try_from(scores.mean_logprob.get(0))?;
+            let n = scores.lengths[0];
+            let r = scores.token_logprobs.size()[1];
+            let per_token = Vec::<f32>::try_from(scores.token_logprobs.get(0).narrow(0, r - n, n))?;
+            let sum: f64 = per_token.iter().map(|&x| f64::from(x)).sum();
+            if a.json {
+                println!(
+                    "{}",
+                    json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token})
+                );
+            } else {
+                println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
+            }
+        }
+        Command::Run { config } => {
+            trainer::run::run(&trainer::config::RunConfig::load(&config)?)?;
+        }
+        Command::InitModel {
+            config,
+            tokenizer,
+            out,
+            seed,
+        } => {
+            let cfg = serde_json::from_str(
+                &std::fs::read_to_string(&config)
+                    .with_context(|| format!("reading {}", config.display()))?,
+            )?;
+            Policy::from_config(cfg, &tokenizer, Device::Cpu, tch::Kind::Float, seed)?
+                .save(&out)?;
+            println!("{}", out.display());
+        }
+        Command::ImportGguf { gguf, out } => {
+            trainer::gguf::import(&gguf, &out)?;
+            println!("{}", out.display());
+        }
+    }
+    Ok(())
+}

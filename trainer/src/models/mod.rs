@@ -1,0 +1,5 @@
+//! Model architecture families, one file each (candle-transformers style).
+
+pub mod llama;
+
+pub use llama::{Config, KvCache, Model, WeightInit};

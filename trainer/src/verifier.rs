@@ -1,0 +1,273 @@
+//! The verifier's REST API as the trainer uses it: register agents, fetch prompts, submit
+//! rollouts for scoring, read a step's groups back from the pool, write metrics.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// A task as agents see it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TaskPrompt {
+    /// Task id.
+    pub id: Uuid,
+    /// Id within its dataset.
+    pub external_id: String,
+    /// The prompt.
+    pub prompt: String,
+}
+
+/// A rollout to submit.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewRollout {
+    /// Client-chosen id: retries never duplicate.
+    pub id: Uuid,
+    /// Task answered.
+    pub task_id: Uuid,
+    /// Agent that answered.
+    pub agent_id: Uuid,
+    /// Training run.
+    pub run: String,
+    /// Training step.
+    pub step: i64,
+    /// Version of the generating policy.
+    pub policy_version: i64,
+    /// Response text.
+    pub response: String,
+    /// Response tokens under the generating tokenizer.
+    pub token_count: i32,
+    /// Mean token log-prob under the generating (training) policy.
+    pub logprob_mean: f64,
+    /// Summed token log-prob.
+    pub logprob_sum: f64,
+    /// `{"ends_turn": bool}`: whether generation stopped at an end-of-turn token.
+    pub metadata: Value,
+}
+
+/// The verifier's judgement of one submitted rollout.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Scored {
+    /// Rollout id.
+    pub id: Uuid,
+    /// Reward in [0, 1].
+    pub reward: f64,
+    /// Fully correct.
+    pub correct: bool,
+}
+
+/// One response of a step's prompt group.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Member {
+    /// Rollout id.
+    pub id: Uuid,
+    /// Agent name.
+    pub agent: String,
+    /// Response text.
+    pub response: String,
+    /// Reward.
+    pub reward: f64,
+    /// Response tokens under the generating tokenizer.
+    pub token_count: Option<i32>,
+    /// Mean token log-prob under the generating policy.
+    pub logprob_mean: Option<f64>,
+    /// Client metadata.
+    #[serde(default)]
+    pub metadata: Value,
+}
+
+impl Member {
+    /// Whether the source finished its turn (so a learner appends its own end-of-turn token).
+    pub fn ends_turn(&self) -> bool {
+        self.metadata
+            .get("ends_turn")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+    }
+}
+
+/// Every agent's responses to one task in one step.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Group {
+    /// Task id.
+    pub task_id: Uuid,
+    /// Prompt.
+    pub prompt: String,
+    /// Responses.
+    pub rollouts: Vec<Member>,
+}
+
+/// One step of an agent's accuracy history.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StepAccuracy {
+    /// Step.
+    pub step: i64,
+    /// Mean reward in that step.
+    pub accuracy: f64,
+}
+
+/// A blocking client of one verifier.
+pub struct VerifierClient {
+    base: String,
+    http: reqwest::blocking::Client,
+}
+
+/// Attempts for calls that may meet a restarting verifier or a 503 from its database.
+const ATTEMPTS: u32 = 8;
+
+impl VerifierClient {
+    /// A client of the verifier at `base` (e.g. `http://127.0.0.1:8080`).
+    pub fn new(base: &str) -> Result<Self> {
+        let http = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(600))
+            .build()?;
+        Ok(Self {
+            base: base.trim_end_matches('/').to_string(),
+            http,
+        })
+    }
+
+    /// Sends a request, retrying transport errors and 503s with backoff (every call here is
+    /// idempotent), and decodes the JSON answer; other errors carry the service's message.
+    fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<T> {
+        let url = format!("{}{path}", self.base);
+        let mut wait = Duration::from_millis(200);
+        for attempt in 1..=ATTEMPTS {
+            let mut req = self.http.request(method.clone(), &url);
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            match req.send() {
+                Ok(r) if r.status().is_success() => {
+                    return r.json().with_context(|| format!("decoding {path}"));
+                }
+                Ok(r)
+                    if r.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE
+                        && attempt < ATTEMPTS =>
+                {
+                    tracing::warn!(%url, attempt, "verifier unavailable; retrying");
+                }
+                Ok(r) => {
+                    let status = r.status();
+                    let text = r.text().unwrap_or_default();
+                    bail!("{method} {path}: {status}: {text}");
+                }
+                Err(e) if attempt < ATTEMPTS => {
+                    tracing::warn!(%url, attempt, error = %e, "verifier unreachable; retrying")
+                }
+                Err(e) => return Err(e).with_context(|| format!("{method} {url}")),
+            }
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(Duration::from_secs(10));
+        }
+        unreachable!("the last attempt returns")
+    }
+
+    /// Registers (or finds) an agent by name and returns its id.
+    pub fn register_agent(
+        &self,
+        name: &str,
+        family: &str,
+        size_params: i64,
+        tokenizer: &str,
+    ) -> Result<Uuid> {
+        let body = json!({ "name": name, "family": family, "size_params": size_params, "tokenizer": tokenizer });
+        let agent: Value = match self.call(reqwest::Method::POST, "/v1/agents", Some(&body)) {
+            Ok(a) => a,
+            // Registered earlier with other metadata (e.g. another checkpoint): reuse the name.
+            Err(e) if e.to_string().contains("409") => self.call(
+                reqwest::Method::GET,
+                &format!("/v1/agents/{}", enc(name)),
+                None,
+            )?,
+            Err(e) => return Err(e),
+        };
+        Ok(serde_json::from_value(agent["id"].clone())?)
+    }
+
+    /// Every task of `dataset`, in insertion order.
+    pub fn tasks(&self, dataset: &str) -> Result<Vec<TaskPrompt>> {
+        #[derive(Deserialize)]
+        struct Page {
+            items: Vec<TaskPrompt>,
+            next: Option<i64>,
+        }
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let page: Page = self.call(
+                reqwest::Method::GET,
+                &format!(
+                    "/v1/tasks?dataset={}&limit=1000&after={after}",
+                    enc(dataset)
+                ),
+                None,
+            )?;
+            out.extend(page.items);
+            match page.next {
+                Some(n) => after = n,
+                None => return Ok(out),
+            }
+        }
+    }
+
+    /// Submits rollouts in one transaction; returns each one's reward in submission order.
+    pub fn submit(&self, rollouts: &[NewRollout]) -> Result<Vec<Scored>> {
+        #[derive(Deserialize)]
+        struct Submitted {
+            results: Vec<Scored>,
+        }
+        let body = json!({ "rollouts": rollouts });
+        Ok(self
+            .call::<Submitted>(reqwest::Method::POST, "/v1/rollouts", Some(&body))?
+            .results)
+    }
+
+    /// The prompt groups of a step.
+    pub fn groups(&self, run: &str, step: i64) -> Result<Vec<Group>> {
+        #[derive(Deserialize)]
+        struct Groups {
+            groups: Vec<Group>,
+        }
+        Ok(self
+            .call::<Groups>(
+                reqwest::Method::GET,
+                &format!("/v1/pool/groups?run={}&step={step}", enc(run)),
+                None,
+            )?
+            .groups)
+    }
+
+    /// An agent's accuracy per step in `run`.
+    pub fn accuracy_history(&self, agent: Uuid, run: &str) -> Result<Vec<StepAccuracy>> {
+        #[derive(Deserialize)]
+        struct Capability {
+            steps: Vec<StepAccuracy>,
+        }
+        Ok(self
+            .call::<Capability>(
+                reqwest::Method::GET,
+                &format!("/v1/agents/{agent}/capability?run={}&window=1", enc(run)),
+                None,
+            )?
+            .steps)
+    }
+
+    /// Writes one agent's metrics for one step.
+    pub fn record_metrics(&self, metrics: &Value) -> Result<()> {
+        self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(metrics))
+            .map(|_| ())
+    }
+}
+
+/// Percent-encodes a query or path value.
+fn enc(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}

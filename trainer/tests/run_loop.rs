@@ -1,0 +1,192 @@
+//! `trainer run` end to end on CPU: the real verifier (in-process, real Postgres) scores and
+//! pools the rollouts of two tiny agents of different architecture and tokenizer; the loop
+//! writes metrics, evaluates, checkpoints, and resumes after an interruption.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use clap::Parser;
+use serde_json::json;
+use tch::{Device, Kind};
+use trainer::Policy;
+use trainer::config::RunConfig;
+
+/// Starts the verifier on a loopback port with its own schema; returns its URL and a direct
+/// database pool for assertions.
+fn start_verifier() -> (String, sqlx::PgPool, tokio::runtime::Runtime) {
+    #[derive(Parser)]
+    struct Sandbox {
+        #[command(flatten)]
+        args: verifier::code::SandboxArgs,
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let schema = format!("trainer_{}", uuid::Uuid::new_v4().simple());
+    let (url, db) = rt.block_on(async {
+        let admin = verifier::pool::connect(&base, 1, Duration::from_secs(10))
+            .await
+            .unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("create schema {schema}")))
+            .execute(&admin)
+            .await
+            .unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let db_url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
+        let db = verifier::pool::connect(&db_url, 4, Duration::from_secs(10))
+            .await
+            .unwrap();
+        verifier::pool::migrate(&db).await.unwrap();
+        let judge = verifier::code::Judge::new(&Sandbox::parse_from(["x"]).args).unwrap();
+        let state =
+            verifier::api::AppState::new(db.clone(), judge, verifier::api::Limits::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { verifier::api::serve(listener, state).await.unwrap() });
+        (url, db)
+    });
+    (url, db, rt)
+}
+
+fn import_tasks(url: &str, dataset: &str, n: usize, offset: usize) {
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let (a, b) = ((i + offset) % 5, (i * 3 + offset) % 5);
+            json!({"dataset": dataset, "external_id": i.to_string(), "kind": "math",
+                   "prompt": format!("What is {a}+{b}? Answer with one number."), "reference": (a + b).to_string()})
+        })
+        .collect();
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{url}/v1/tasks"))
+        .json(&json!({ "tasks": tasks }))
+        .send()
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().unwrap());
+}
+
+fn write_config(
+    dir: &Path,
+    url: &str,
+    steps: usize,
+    agents: &[(&str, &Path)],
+) -> std::path::PathBuf {
+    let mut toml = format!(
+        "[run]\nname = \"loop-test\"\nsteps = {steps}\nseed = 7\nprompts_per_step = 2\ngroup_size = 3\nminibatches = 2\n\
+         max_new_tokens = 6\ncheckpoint_every = 1\neval_every = 2\noutput_dir = \"out\"\nthreads = 1\n\n\
+         [verifier]\nurl = \"{url}\"\n\n[data]\ntrain = \"toy-train\"\neval = \"toy-eval\"\neval_size = 3\n\n\
+         [algorithm]\nalgorithm = \"hacpo\"\n"
+    );
+    for (name, path) in agents {
+        toml += &format!(
+            "\n[[agents]]\nname = \"{name}\"\nmodel = \"{}\"\nlr = 1e-3\n",
+            path.display()
+        );
+    }
+    let p = dir.join("run.toml");
+    std::fs::write(&p, toml).unwrap();
+    p
+}
+
+#[test]
+fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
+    common::init();
+    let (url, db, rt) = start_verifier();
+    import_tasks(&url, "toy-train", 12, 0);
+    import_tasks(&url, "toy-eval", 3, 1);
+
+    let dir = tempfile::tempdir().unwrap();
+    let llama = dir.path().join("tiny-llama");
+    let mut cfg = common::tiny_config("llama", 49152, 0.02);
+    cfg["max_position_embeddings"] = json!(512);
+    Policy::from_config(cfg, &common::smollm2_dir(), Device::Cpu, Kind::Float, 1)
+        .unwrap()
+        .save(&llama)
+        .unwrap();
+    let qwen = dir.path().join("tiny-qwen3-bytes");
+    let mut cfg = common::tiny_config("qwen3", 259, 0.02);
+    cfg["max_position_embeddings"] = json!(1024);
+    let bytes_tok = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/byte-tokenizer");
+    Policy::from_config(cfg, &bytes_tok, Device::Cpu, Kind::Float, 2)
+        .unwrap()
+        .save(&qwen)
+        .unwrap();
+    let agents = [
+        ("tiny-llama", llama.as_path()),
+        ("tiny-qwen3-bytes", qwen.as_path()),
+    ];
+
+    // One step, then "crash" (the process ends), then the same run asked for two steps resumes.
+    trainer::run::run(&RunConfig::load(&write_config(dir.path(), &url, 1, &agents)).unwrap())
+        .unwrap();
+    trainer::run::run(&RunConfig::load(&write_config(dir.path(), &url, 2, &agents)).unwrap())
+        .unwrap();
+
+    let q = |sql: &'static str| {
+        rt.block_on(sqlx::query_as::<_, (String, i64, i64)>(sql).fetch_all(&db))
+            .unwrap()
+    };
+    // 2 prompts × 3 responses per agent per step, each step exactly once.
+    let per_step = q(
+        "select a.name, r.step, count(*) from rollouts r join agents a on a.id = r.agent_id
+                      where r.run = 'loop-test' group by 1, 2 order by 1, 2",
+    );
+    assert_eq!(
+        per_step,
+        vec![
+            ("tiny-llama".into(), 1, 6),
+            ("tiny-llama".into(), 2, 6),
+            ("tiny-qwen3-bytes".into(), 1, 6),
+            ("tiny-qwen3-bytes".into(), 2, 6)
+        ]
+    );
+    let evals = q(
+        "select a.name, r.step, count(*) from rollouts r join agents a on a.id = r.agent_id
+                   where r.run = 'loop-test/eval' group by 1, 2 order by 1, 2",
+    );
+    // Evaluated at the end of each invocation (step 1, then step 2 = eval_every).
+    assert_eq!(
+        evals,
+        vec![
+            ("tiny-llama".into(), 1, 3),
+            ("tiny-llama".into(), 2, 3),
+            ("tiny-qwen3-bytes".into(), 1, 3),
+            ("tiny-qwen3-bytes".into(), 2, 3)
+        ]
+    );
+    let logprobs_ok: bool = rt
+        .block_on(sqlx::query_scalar("select bool_and(logprob_mean is not null and logprob_mean <= 0) from rollouts where run = 'loop-test'").fetch_one(&db))
+        .unwrap();
+    assert!(logprobs_ok);
+
+    let metrics: Vec<(i64, f64, f64, serde_json::Value)> = rt
+        .block_on(sqlx::query_as("select step, loss, clip_fraction, extra from train_metrics where run = 'loop-test' order by step, agent_id").fetch_all(&db))
+        .unwrap();
+    assert_eq!(metrics.len(), 4);
+    for (step, loss, clip, extra) in &metrics {
+        assert!(
+            loss.is_finite() && (0.0..=1.0).contains(clip),
+            "step {step}: {loss} {clip}"
+        );
+        assert_eq!(
+            extra["sequences"].as_u64(),
+            Some(12),
+            "each learner trains on all 12 responses of its step"
+        );
+        assert_eq!(extra["cross_sequences"].as_u64(), Some(6));
+    }
+    assert!(
+        metrics.iter().all(|m| m.3["eval_accuracy"].is_number()),
+        "both steps ended an invocation, so both evaluated"
+    );
+
+    // Checkpoints of both steps exist and load as Hugging Face directories.
+    for (name, _) in agents {
+        for step in [1, 2] {
+            let ckpt = trainer::run::checkpoint_dir(&dir.path().join("out"), name, step);
+            Policy::load(&ckpt, Device::Cpu)
+                .unwrap_or_else(|e| panic!("{}: {e:#}", ckpt.display()));
+        }
+    }
+}
