@@ -53,7 +53,8 @@ RUN site=$(cat /opt/torch-libs/SITE_PACKAGES) \
     && ln -s /opt/torch-libs/torch "$site/torch" \
     && ln -s /opt/torch-libs/nvidia "$site/nvidia"
 COPY --from=builder /src/target/release/trainer /usr/local/bin/trainer
-COPY trainer /app/trainer
+# Run configs and their data; the agents' model folders are mounted by compose.
+COPY --chown=hacrl:hacrl examples /app/examples
 ENV LD_LIBRARY_PATH=/opt/torch-libs/torch/lib \
     NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,utility
