@@ -294,10 +294,12 @@ impl Comparer {
             (Rel { .. }, Rel { .. }) => self.relations(g, p),
             (Rel { .. } | List(_), Interval { .. } | Union(_))
             | (Interval { .. } | Union(_), Rel { .. } | List(_))
+            | (Rel { .. }, Tuple(_))
+            | (Tuple(_), Rel { .. })
                 if as_interval_set(g).is_some() || as_interval_set(p).is_some() =>
             {
                 match (as_interval_set(g), as_interval_set(p)) {
-                    (Some(a), _) if !matches!(g, Interval { .. } | Union(_)) => {
+                    (Some(a), _) if matches!(g, Rel { .. } | List(_)) => {
                         self.top(&a, p)
                     }
                     (_, Some(b)) => self.top(g, &b),
@@ -522,12 +524,19 @@ impl Comparer {
         if let (Some(a), Some(b)) = (exact(g, &exact_vals), exact(p, &exact_vals)) {
             return PointValue::Exact(a, b);
         }
-        // Not rational here (√, π, sin, …): sample positive reals so roots and logs stay real.
+        // Not rational here (√, π, sin, …): sample reals of both signs away from zero, so
+        // that identities true only for positive values (√(x²) = x, ln x² = 2 ln x) fail as
+        // they do for sympy's real symbols.
+        // The signs run through every pattern of the first three variables in the first
+        // eight points, so sign-dependent identities are caught deterministically.
         let approx_vals: Vec<(String, Complex)> = symbols
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(j, s)| {
                 let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-                (s.clone(), Complex::real(0.25 + 2.5 * u))
+                let negative = (k >> (j % 3)) & 1 == 1;
+                let sign = if negative { -1.0 } else { 1.0 };
+                (s.clone(), Complex::real(sign * (0.25 + 2.5 * u)))
             })
             .collect();
         match (approx(g, &approx_vals), approx(p, &approx_vals)) {

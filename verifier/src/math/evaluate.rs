@@ -154,14 +154,8 @@ fn approx_func(f: Func, args: &[Expr], vals: Assignment<'_, Complex>) -> Option<
         Func::Exp => x.exp(),
         Func::Sqrt => x.sqrt(),
         Func::Root => {
-            let y = approx(args.get(1)?, vals)?;
-            // Odd roots of negative reals are real (∛-8 = -2), as in the exact path.
-            if x.im == 0.0 && y.im == 0.0 && y.re < 0.0 && x.re.fract() == 0.0 && x.re % 2.0 != 0.0
-            {
-                Complex::real(-(-y.re).powf(1.0 / x.re))
-            } else {
-                y.pow(one.div(x))
-            }
+            // The principal root, as sympy's `root` (the exact path gives ∛-8 = -2).
+            approx(args.get(1)?, vals)?.pow(one.div(x))
         }
         Func::Abs => Complex::real(x.abs()),
         Func::Factorial => {
@@ -224,7 +218,8 @@ mod tests {
         assert!(close(ap("\\sqrt{2}"), std::f64::consts::SQRT_2));
         assert!(close(ap("e^{2}"), std::f64::consts::E.powi(2)));
         assert!(close(ap("\\log_2 8"), 3.0));
-        assert!(close(ap("\\sqrt[3]{-8}"), -2.0));
+        assert!(close(ap("\\sqrt[3]{27}"), 3.0));
+        assert_eq!(ex("\\sqrt[3]{-8}"), Some(Rational::from_integer((-2).into())));
         assert!(close(ap("\\sin(\\pi/6)"), 0.5));
         assert!(ap("\\arcsin 2").is_none());
     }

@@ -279,8 +279,19 @@ impl Parser {
                     acc = Expr::Div(Box::new(acc), Box::new(f));
                 }
                 _ if self.starts_factor() => {
+                    let mixed = matches!(acc, Expr::Num { decimal: false, .. })
+                        && matches!(self.peek(), Some(Tok::Cmd(c)) if c.ends_with("frac"));
                     let f = self.power()?;
-                    acc = mul(acc, f);
+                    // `1\frac{1}{4}` is the mixed number 5/4.
+                    acc = match (&f, mixed) {
+                        (Expr::Div(n, d), true)
+                            if matches!(**n, Expr::Num { decimal: false, .. })
+                                && matches!(**d, Expr::Num { decimal: false, .. }) =>
+                        {
+                            Expr::Add(vec![acc, f])
+                        }
+                        _ => mul(acc, f),
+                    };
                 }
                 _ => return Ok(acc),
             }

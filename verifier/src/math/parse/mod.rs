@@ -69,11 +69,13 @@ fn is_known_word(w: &str) -> bool {
 
 /// Rewrites the tokens of `\text{…}` and plain words: conjunctions become commas, single
 /// letters become variables, known function names stay; anything else is a unit or prose word.
-/// Returns the cleaned tokens and whether prose words were seen.
-fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, bool) {
+/// Returns the cleaned tokens and what was dropped.
+fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, Dropped) {
     let mut out = Vec::with_capacity(toks.len());
-    let mut prose = false;
-    for t in toks {
+    let mut prose = Dropped::default();
+    let mut iter = toks.into_iter().peekable();
+    while let Some(t) = iter.next() {
+        let mut dropped = false;
         match t {
             Tok::Text(content) => {
                 let inner = content.trim().trim_start_matches('~').trim();
@@ -81,30 +83,85 @@ fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, bool) {
                     continue;
                 }
                 let sub = lexer::lex(inner);
-                let only_word = sub.len() == 1;
+                let only = sub.len() == 1;
                 match sub.first() {
-                    Some(Tok::Letter(_) | Tok::Num(_)) if only_word => out.extend(sub),
-                    Some(Tok::Word(w)) if only_word && is_conjunction(w) => out.push(Tok::Comma),
-                    Some(Tok::Word(w)) if only_word && is_known_word(w) => out.extend(sub),
-                    Some(Tok::Comma) if only_word => out.push(Tok::Comma),
-                    _ => prose = true,
+                    // `\mathrm{e}`, `\text{i}`: constants; other single letters after a
+                    // number are units (`10 \text{m}`).
+                    Some(Tok::Letter('e' | 'i')) if only => out.extend(sub),
+                    Some(Tok::Letter(_)) if only && !matches!(out.last(), Some(Tok::Num(_))) => {
+                        out.extend(sub)
+                    }
+                    Some(Tok::Num(_)) if only => out.extend(sub),
+                    Some(Tok::Word(w)) if only && is_conjunction(w) => out.push(Tok::Comma),
+                    Some(Tok::Word(w)) if only && is_percent_word(w) => out.push(Tok::Percent),
+                    Some(Tok::Word(w)) if only && is_known_word(w) => out.extend(sub),
+                    Some(Tok::Comma) if only => out.push(Tok::Comma),
+                    _ => {
+                        dropped = true;
+                        prose.annotations = true;
+                    }
                 }
             }
             Tok::Word(w) => {
                 if is_conjunction(&w) {
                     out.push(Tok::Comma);
+                } else if is_percent_word(&w) {
+                    out.push(Tok::Percent);
                 } else if is_known_word(&w) {
                     out.push(Tok::Word(w));
                 } else if w.chars().count() == 2 && !SHORT_UNITS.contains(&w.as_str()) {
                     out.extend(w.chars().map(Tok::Letter));
                 } else {
-                    prose = true;
+                    dropped = true;
+                    if SHORT_UNITS.contains(&w.as_str()) {
+                        prose.annotations = true;
+                    } else {
+                        prose.words = true;
+                    }
                 }
             }
             other => out.push(other),
         }
+        if dropped {
+            // A unit's exponent goes with it: `10 \text{cm}^2` is 10.
+            if iter.peek() == Some(&Tok::Caret) {
+                iter.next();
+                match iter.next() {
+                    Some(Tok::LBrace) => {
+                        let mut depth = 1usize;
+                        for t in iter.by_ref() {
+                            match t {
+                                Tok::LBrace => depth += 1,
+                                Tok::RBrace => depth -= 1,
+                                _ => {}
+                            }
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    Some(Tok::Minus) => {
+                        iter.next();
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
     (out, prose)
+}
+
+/// What [`classify_words`] left out.
+#[derive(Debug, Default, Clone, Copy)]
+struct Dropped {
+    /// Plain words of prose (`apples`, `Monday`).
+    words: bool,
+    /// `\text{…}` annotations and unit abbreviations (`\text{ cm}`, `km`).
+    annotations: bool,
+}
+
+fn is_percent_word(w: &str) -> bool {
+    matches!(w.to_ascii_lowercase().as_str(), "percent" | "percentage" | "pct")
 }
 
 /// Normalises prose for text comparison: LaTeX commands and punctuation dropped, lower case,
@@ -173,8 +230,8 @@ pub fn is_bare_answer(s: &str) -> bool {
         return false;
     }
     let cleaned = clean(s);
-    let (toks, prose) = classify_words(lexer::lex(&cleaned));
-    if prose {
+    let (toks, dropped) = classify_words(lexer::lex(&cleaned));
+    if dropped.words || (dropped.annotations && !has_math(&toks)) {
         return !has_math(&toks) && cleaned.split_whitespace().count() <= 4;
     }
     !toks.is_empty() && latex::parse_tokens(toks).is_ok()
@@ -187,8 +244,8 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
     }
     let cleaned = clean(answer);
     let toks = lexer::lex(&cleaned);
-    let (toks, prose) = classify_words(toks);
-    if prose && !has_math(&toks) {
+    let (toks, dropped) = classify_words(toks);
+    if (dropped.words || dropped.annotations) && !has_math(&toks) {
         let text = normalise_text(&cleaned);
         return if text.is_empty() {
             Err(ParseError::Empty)
