@@ -23,7 +23,7 @@ pub const MAX_COMPARISONS: u32 = 4096;
 /// Most `±` signs expanded in one expression (2^3 variants).
 const MAX_PLUS_MINUS: usize = 3;
 /// Relative tolerance for values that are meant to be exact but are computed in floating point.
-const TIGHT_REL: f64 = 1e-9;
+const TIGHT_REL: f64 = 1e-11;
 const TIGHT_ABS: f64 = 1e-12;
 
 /// The outcome of a comparison.
