@@ -52,7 +52,7 @@ def main():
     rates = {}
     pairs_path = args.pairs
     if not pairs_path:
-        pairs_path = "target/math-bench/pairs.jsonl"
+        pairs_path = os.path.abspath("target/math-bench/pairs.jsonl")
         rates = run_cargo(pairs_path)
     with open(pairs_path) as f:
         pairs = [json.loads(line) for line in f]

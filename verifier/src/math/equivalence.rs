@@ -51,9 +51,15 @@ pub fn equivalent(gold: &Expr, pred: &Expr, options: &Options) -> Decision {
     } else {
         0.0
     };
+    let places_tol = if options.decimal_places == 0 {
+        0.0
+    } else {
+        0.5 * 10f64.powi(-i32::try_from(options.decimal_places.min(300)).unwrap_or(300))
+    };
     let mut cmp = Comparer {
         rel_tol,
         abs_tol,
+        places_tol,
         percent: options.percent,
         points: options.symbolic_points.clamp(3, 32),
         work: WORK_BUDGET,
@@ -65,6 +71,7 @@ pub fn equivalent(gold: &Expr, pred: &Expr, options: &Options) -> Decision {
 struct Comparer {
     rel_tol: f64,
     abs_tol: f64,
+    places_tol: f64,
     percent: PercentPolicy,
     points: u32,
     work: u64,
@@ -545,14 +552,6 @@ impl Comparer {
         }
     }
 
-    fn tolerances(&self, decimal: bool) -> (f64, f64) {
-        if decimal {
-            (self.rel_tol, self.abs_tol)
-        } else {
-            (TIGHT_REL, TIGHT_ABS)
-        }
-    }
-
     fn close_exact(&self, a: &Rational, b: &Rational, decimal: bool) -> bool {
         if a == b {
             return true;
@@ -560,18 +559,28 @@ impl Comparer {
         if !decimal {
             return false;
         }
-        let (rel, abs) = self.tolerances(true);
         let diff = number::to_f64(&(a - b)).abs();
         let scale = number::to_f64(a).abs().max(number::to_f64(b).abs());
-        diff <= abs + rel * scale
+        self.within_decimal_tolerance(diff, scale)
+    }
+
+    /// The tolerance for answers written with decimals: relative, or to the decimal places.
+    fn within_decimal_tolerance(&self, diff: f64, scale: f64) -> bool {
+        diff <= self.abs_tol + self.rel_tol * scale
+            || (scale >= 1e-3 && diff <= self.places_tol * (1.0 + 1e-9))
     }
 
     fn close_approx(&self, a: Complex, b: Complex, decimal: bool) -> bool {
         if is_infinite(a) || is_infinite(b) {
             return is_infinite(a) && is_infinite(b) && a.re.signum() == b.re.signum();
         }
-        let (rel, abs) = self.tolerances(decimal);
-        number::close(a, b, rel, abs)
+        if !a.is_finite() || !b.is_finite() {
+            return false;
+        }
+        if decimal {
+            return self.within_decimal_tolerance(a.sub(b).abs(), a.abs().max(b.abs()));
+        }
+        number::close(a, b, TIGHT_REL, TIGHT_ABS)
     }
 
     /// Whether `g = c · p` for one constant `c` (positive when `positive`) at every point.

@@ -39,8 +39,13 @@ pub enum PercentPolicy {
 pub struct Options {
     /// Relative tolerance when a side is written as a decimal (`0.333333` vs `1/3`).
     pub rel_tol: f64,
-    /// Absolute tolerance added to the relative one (matters near zero).
+    /// Absolute tolerance added to the relative one (0 by default, so that `3.9e-10` and
+    /// `3.9e-11` differ; Math-Verify's fixed rounding to 6 decimals would call them equal).
     pub abs_tol: f64,
+    /// A decimal also matches when it agrees to this many decimal places (half a unit in the
+    /// last place), as Math-Verify's rounding does: `0.033333` for `1/30`. Applies only to
+    /// values of magnitude at least 0.001, so tiny values still compare relatively; 0 disables.
+    pub decimal_places: u32,
     /// How percentages compare with plain numbers.
     pub percent: PercentPolicy,
     /// Points at which expressions with variables are evaluated (clamped to 3..=32).
@@ -51,7 +56,8 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             rel_tol: 1e-6,
-            abs_tol: 1e-9,
+            abs_tol: 0.0,
+            decimal_places: 6,
             percent: PercentPolicy::Both,
             symbolic_points: 8,
         }
