@@ -70,7 +70,12 @@ fn pairs() -> Vec<Pair> {
     let mut out = Vec::new();
     for row in rows("gsm8k_test.jsonl") {
         let answer = row["answer"].as_str().unwrap_or_default().to_string();
-        let n = answer.rsplit("####").next().unwrap_or_default().trim().to_string();
+        let n = answer
+            .rsplit("####")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         let wrong = perturb(&n);
         let mk = |kind, response: String| Pair {
             set: "gsm8k",
@@ -79,10 +84,22 @@ fn pairs() -> Vec<Pair> {
             response,
         };
         out.push(mk("self", answer.clone()));
-        out.push(mk("boxed", format!("So she makes $\\boxed{{{n}}}$ dollars.")));
-        out.push(mk("perturbed", format!("So she makes $\\boxed{{{wrong}}}$ dollars.")));
-        out.push(mk("sentence", format!("Adding it all up, the answer is {n}.")));
-        out.push(mk("sentence_wrong", format!("Adding it all up, the answer is {wrong}.")));
+        out.push(mk(
+            "boxed",
+            format!("So she makes $\\boxed{{{n}}}$ dollars."),
+        ));
+        out.push(mk(
+            "perturbed",
+            format!("So she makes $\\boxed{{{wrong}}}$ dollars."),
+        ));
+        out.push(mk(
+            "sentence",
+            format!("Adding it all up, the answer is {n}."),
+        ));
+        out.push(mk(
+            "sentence_wrong",
+            format!("Adding it all up, the answer is {wrong}."),
+        ));
     }
     for row in rows("minerva_math.jsonl") {
         let solution = row["solution"].as_str().unwrap_or_default().to_string();
@@ -102,7 +119,10 @@ fn pairs() -> Vec<Pair> {
         ));
         out.push(mk(
             "perturbed",
-            format!("Final Answer: The final answer is $\\boxed{{{}}}$.", perturb(&boxed)),
+            format!(
+                "Final Answer: The final answer is $\\boxed{{{}}}$.",
+                perturb(&boxed)
+            ),
         ));
     }
     out
@@ -118,7 +138,8 @@ fn main() {
         .map(|p| verify(&p.reference, &p.response, &options))
         .collect();
     if let Ok(path) = std::env::var("MATH_BENCH_PAIRS") {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create pairs file"));
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(&path).expect("create pairs file"));
         for (p, v) in pairs.iter().zip(&verdicts) {
             let line = serde_json::json!({
                 "set": p.set, "kind": p.kind, "reference": p.reference, "response": p.response,
@@ -135,7 +156,10 @@ fn main() {
         .unwrap_or(if quick { 0.05 } else { 3.0 });
     println!("set      kind            pairs  correct   checks/s/core");
     for set in ["gsm8k", "minerva", "all"] {
-        let chosen: Vec<&Pair> = pairs.iter().filter(|p| set == "all" || p.set == set).collect();
+        let chosen: Vec<&Pair> = pairs
+            .iter()
+            .filter(|p| set == "all" || p.set == set)
+            .collect();
         let kinds: Vec<&str> = if set == "all" {
             vec!["all"]
         } else {
@@ -147,7 +171,10 @@ fn main() {
             k
         };
         for kind in kinds {
-            let sel: Vec<&&Pair> = chosen.iter().filter(|p| kind == "all" || p.kind == kind).collect();
+            let sel: Vec<&&Pair> = chosen
+                .iter()
+                .filter(|p| kind == "all" || p.kind == kind)
+                .collect();
             let correct = sel
                 .iter()
                 .filter(|p| verify(&p.reference, &p.response, &options).correct)
@@ -161,7 +188,10 @@ fn main() {
                 checks += sel.len() as u64;
             }
             let rate = checks as f64 / start.elapsed().as_secs_f64();
-            println!("{set:<8} {kind:<15} {:>5} {correct:>8} {rate:>15.0}", sel.len());
+            println!(
+                "{set:<8} {kind:<15} {:>5} {correct:>8} {rate:>15.0}",
+                sel.len()
+            );
         }
     }
 }

@@ -72,8 +72,15 @@ fn cases_span_every_category_with_negatives() {
         "safety",
     ] {
         let of_cat: Vec<&Case> = cases.iter().filter(|c| c.category == cat).collect();
-        assert!(of_cat.len() >= 10, "category {cat} has {} cases", of_cat.len());
-        assert!(of_cat.iter().any(|c| !c.expected), "category {cat} has no negative case");
+        assert!(
+            of_cat.len() >= 10,
+            "category {cat} has {} cases",
+            of_cat.len()
+        );
+        assert!(
+            of_cat.iter().any(|c| !c.expected),
+            "category {cat} has no negative case"
+        );
     }
 }
 

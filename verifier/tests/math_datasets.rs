@@ -28,13 +28,28 @@ fn gsm8k_answers_grade_correct_against_their_own_final_number() {
         let number = answer.rsplit("####").next().expect("#### marker").trim();
         let full = verify(answer, answer, &options);
         let bare = verify(number, answer, &options);
-        let boxed = verify(answer, &format!("So the total is $\\boxed{{{number}}}$."), &options);
+        let boxed = verify(
+            answer,
+            &format!("So the total is $\\boxed{{{number}}}$."),
+            &options,
+        );
         let wrong = verify(answer, &format!("The answer is {number}1."), &options);
         if !full.correct || !bare.correct || !boxed.correct || wrong.correct {
-            failures.push((number.to_string(), full.rule, bare.rule, boxed.rule, wrong.rule));
+            failures.push((
+                number.to_string(),
+                full.rule,
+                bare.rule,
+                boxed.rule,
+                wrong.rule,
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} failures: {:?}", failures.len(), &failures[..failures.len().min(20)]);
+    assert!(
+        failures.is_empty(),
+        "{} failures: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(20)]
+    );
 }
 
 #[test]
@@ -54,5 +69,10 @@ fn minerva_solutions_grade_correct_against_themselves() {
         assert_ne!(v.rule, Rule::NoAnswer, "no answer in {}", row["idx"]);
     }
     eprintln!("rules: {by_rule:?}");
-    assert!(failures.is_empty(), "{} failures: {:?}", failures.len(), failures);
+    assert!(
+        failures.is_empty(),
+        "{} failures: {:?}",
+        failures.len(),
+        failures
+    );
 }

@@ -8,11 +8,62 @@ use verifier::math::{Options, Rule, verify};
 /// Fragments that steer random strings into the parser's interesting corners.
 fn latexish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "\\frac", "{", "}", "(", ")", "[", "]", "\\{", "\\}", "^", "_", "\\sqrt", "[3]", "x", "y",
-        "2", "10", "0", "-", "+", "*", "/", "=", "<", "\\le", ",", "\\pi", "e", "i", "!", "\\%",
-        "\\boxed{", "\\text{", "cm", "\\cdot", "\\pm", "\\infty", "\\cup", "&", "\\\\",
-        "\\begin{pmatrix}", "\\end{pmatrix}", "\\sin", "\\log_", "1.5", "1,000", " ", "$", "|",
-        "\\left(", "\\right)", "####", "and", "\\in", "9^{9^{9}}", "100!",
+        "\\frac",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "\\{",
+        "\\}",
+        "^",
+        "_",
+        "\\sqrt",
+        "[3]",
+        "x",
+        "y",
+        "2",
+        "10",
+        "0",
+        "-",
+        "+",
+        "*",
+        "/",
+        "=",
+        "<",
+        "\\le",
+        ",",
+        "\\pi",
+        "e",
+        "i",
+        "!",
+        "\\%",
+        "\\boxed{",
+        "\\text{",
+        "cm",
+        "\\cdot",
+        "\\pm",
+        "\\infty",
+        "\\cup",
+        "&",
+        "\\\\",
+        "\\begin{pmatrix}",
+        "\\end{pmatrix}",
+        "\\sin",
+        "\\log_",
+        "1.5",
+        "1,000",
+        " ",
+        "$",
+        "|",
+        "\\left(",
+        "\\right)",
+        "####",
+        "and",
+        "\\in",
+        "9^{9^{9}}",
+        "100!",
     ]);
     prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
 }
@@ -115,7 +166,10 @@ fn same_verdicts_from_many_threads() {
         ("x \\le 1", "-x \\ge -1"),
     ];
     let options = Options::default();
-    let expected: Vec<bool> = pairs.iter().map(|(a, b)| verify(a, b, &options).correct).collect();
+    let expected: Vec<bool> = pairs
+        .iter()
+        .map(|(a, b)| verify(a, b, &options).correct)
+        .collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|_| {

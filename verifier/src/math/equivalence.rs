@@ -7,6 +7,7 @@
 //! budget, so a hostile answer costs a bounded amount of time.
 
 use std::borrow::Cow;
+use std::ops::{Div, Sub};
 
 use num_traits::{Signed, Zero};
 
@@ -306,9 +307,7 @@ impl Comparer {
                 if as_interval_set(g).is_some() || as_interval_set(p).is_some() =>
             {
                 match (as_interval_set(g), as_interval_set(p)) {
-                    (Some(a), _) if matches!(g, Rel { .. } | List(_)) => {
-                        self.top(&a, p)
-                    }
+                    (Some(a), _) if matches!(g, Rel { .. } | List(_)) => self.top(&a, p),
                     (_, Some(b)) => self.top(g, &b),
                     _ => decide(false, Rule::Interval),
                 }
@@ -376,8 +375,12 @@ impl Comparer {
                 self.ordered(&ends, &other, Rule::Interval)
             }
             (Union(a), Union(b)) => self.unordered(a, b, Rule::Interval),
-            (Union(a), Interval { .. }) => self.unordered(a, std::slice::from_ref(p), Rule::Interval),
-            (Interval { .. }, Union(b)) => self.unordered(std::slice::from_ref(g), b, Rule::Interval),
+            (Union(a), Interval { .. }) => {
+                self.unordered(a, std::slice::from_ref(p), Rule::Interval)
+            }
+            (Interval { .. }, Union(b)) => {
+                self.unordered(std::slice::from_ref(g), b, Rule::Interval)
+            }
             (Tuple(a), Tuple(b)) | (Tuple(a), List(b)) | (List(a), Tuple(b)) => {
                 let ga: Vec<&Expr> = a.iter().collect();
                 let pb: Vec<&Expr> = b.iter().collect();
@@ -592,7 +595,11 @@ impl Comparer {
         let decimal = g.has_decimal() || p.has_decimal();
         let mut ratio: Option<PointValue> = None;
         let mut valid = 0;
-        let attempts = if symbols.is_empty() { 1 } else { self.points * 3 };
+        let attempts = if symbols.is_empty() {
+            1
+        } else {
+            self.points * 3
+        };
         for k in 0..attempts {
             if valid >= self.points {
                 break;
@@ -617,8 +624,7 @@ impl Comparer {
                             }
                         }
                         Some(PointValue::Approx(r0, _)) => {
-                            if !self.close_approx(*r0, Complex::real(number::to_f64(&r)), decimal)
-                            {
+                            if !self.close_approx(*r0, Complex::real(number::to_f64(&r)), decimal) {
                                 return false;
                             }
                         }
@@ -698,13 +704,9 @@ impl Comparer {
         if symbols.is_empty() {
             return match self.point_value(g, p, &symbols, 0) {
                 PointValue::Exact(a, b) => decide(self.close_exact(&a, &b, decimal), rule),
-                PointValue::Approx(a, b) => {
-                    decide(self.close_approx(a, b, decimal), Rule::Numeric)
-                }
+                PointValue::Approx(a, b) => decide(self.close_approx(a, b, decimal), Rule::Numeric),
                 PointValue::Undefined if self.work == 0 => decide(false, Rule::Limit),
-                PointValue::Undefined => {
-                    decide(g.to_string() == p.to_string(), Rule::String)
-                }
+                PointValue::Undefined => decide(g.to_string() == p.to_string(), Rule::String),
             };
         }
         let mut valid = 0;
@@ -758,7 +760,9 @@ fn as_interval_set(e: &Expr) -> Option<Expr> {
             }
             match (sides.as_slice(), ops.as_slice()) {
                 ([Expr::Sym(_), c], [op]) => Some(match op {
-                    RelOp::Lt | RelOp::Le => interval(neg_inf(), c.clone(), false, *op == RelOp::Le),
+                    RelOp::Lt | RelOp::Le => {
+                        interval(neg_inf(), c.clone(), false, *op == RelOp::Le)
+                    }
                     RelOp::Gt | RelOp::Ge => interval(c.clone(), inf(), *op == RelOp::Ge, false),
                     RelOp::Eq => Expr::Set(vec![c.clone()]),
                     RelOp::Ne => Expr::Union(vec![
@@ -774,9 +778,19 @@ fn as_interval_set(e: &Expr) -> Option<Expr> {
                     let lt = |o: &RelOp| matches!(o, RelOp::Lt | RelOp::Le);
                     let gt = |o: &RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
                     if lt(o1) && lt(o2) {
-                        Some(interval(a.clone(), b.clone(), *o1 == RelOp::Le, *o2 == RelOp::Le))
+                        Some(interval(
+                            a.clone(),
+                            b.clone(),
+                            *o1 == RelOp::Le,
+                            *o2 == RelOp::Le,
+                        ))
                     } else if gt(o1) && gt(o2) {
-                        Some(interval(b.clone(), a.clone(), *o2 == RelOp::Ge, *o1 == RelOp::Ge))
+                        Some(interval(
+                            b.clone(),
+                            a.clone(),
+                            *o2 == RelOp::Ge,
+                            *o1 == RelOp::Ge,
+                        ))
                     } else {
                         None
                     }

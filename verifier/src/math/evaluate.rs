@@ -2,6 +2,7 @@
 //! complex floating point. Variables take values from an assignment slice.
 
 use num_traits::{Signed, ToPrimitive, Zero};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use super::expr::{Constant, Expr, Func};
 use super::number::{self, Complex, Rational};
@@ -173,9 +174,7 @@ fn approx_func(f: Func, args: &[Expr], vals: Assignment<'_, Complex>) -> Option<
             let mut acc = one;
             for i in 0..k.re as u32 {
                 let i = f64::from(i);
-                acc = acc
-                    .mul(x.sub(Complex::real(i)))
-                    .div(Complex::real(i + 1.0));
+                acc = acc.mul(x.sub(Complex::real(i))).div(Complex::real(i + 1.0));
             }
             acc
         }
@@ -219,7 +218,10 @@ mod tests {
         assert!(close(ap("e^{2}"), std::f64::consts::E.powi(2)));
         assert!(close(ap("\\log_2 8"), 3.0));
         assert!(close(ap("\\sqrt[3]{27}"), 3.0));
-        assert_eq!(ex("\\sqrt[3]{-8}"), Some(Rational::from_integer((-2).into())));
+        assert_eq!(
+            ex("\\sqrt[3]{-8}"),
+            Some(Rational::from_integer((-2).into()))
+        );
         assert!(close(ap("\\sin(\\pi/6)"), 0.5));
         assert!(ap("\\arcsin 2").is_none());
     }

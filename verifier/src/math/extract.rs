@@ -209,9 +209,8 @@ pub fn answer_prefix(text: &str) -> Option<Extraction> {
             .find_map(|p| {
                 let r = rest.strip_prefix(p)?;
                 // `is` must be a whole word (not "isn't").
-                (!p.ends_with(char::is_alphabetic)
-                    || !r.starts_with(|c: char| c.is_alphanumeric()))
-                .then_some(r)
+                (!p.ends_with(char::is_alphabetic) || !r.starts_with(|c: char| c.is_alphanumeric()))
+                    .then_some(r)
             });
         if let Some(after) = after
             && let Some(phrase) = phrase_after(after)
@@ -276,10 +275,8 @@ pub fn last_number(text: &str) -> Option<Extraction> {
     let mut start = end;
     while start > 0 {
         let c = b[start - 1];
-        let sep_ok = (c == b',' || c == b'.')
-            && start >= 2
-            && b[start - 2].is_ascii_digit()
-            && start < end;
+        let sep_ok =
+            (c == b',' || c == b'.') && start >= 2 && b[start - 2].is_ascii_digit() && start < end;
         if c.is_ascii_digit() || sep_ok {
             start -= 1;
         } else {

@@ -163,7 +163,16 @@ fn analyse(text: &str) -> Side {
 /// Normalised raw text for the string fallback: no spaces, no spacing commands.
 fn normalise_raw(s: &str) -> String {
     let mut t = s.to_string();
-    for pat in ["\\left", "\\right", "\\!", "\\,", "\\;", "\\:", "\\displaystyle", "$"] {
+    for pat in [
+        "\\left",
+        "\\right",
+        "\\!",
+        "\\,",
+        "\\;",
+        "\\:",
+        "\\displaystyle",
+        "$",
+    ] {
         t = t.replace(pat, "");
     }
     t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
@@ -254,7 +263,11 @@ mod tests {
 
     #[test]
     fn verdict_explains() {
-        let v = verify("\\boxed{\\frac12}", "I get \\boxed{0.5}", &Options::default());
+        let v = verify(
+            "\\boxed{\\frac12}",
+            "I get \\boxed{0.5}",
+            &Options::default(),
+        );
         assert!(v.correct);
         assert_eq!(v.reference_answer.as_deref(), Some("\\frac12"));
         assert_eq!(v.response_answer.as_deref(), Some("0.5"));

@@ -4,6 +4,7 @@
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::ops::{Mul, Sub};
 
 /// Exact values larger than this many bits fall back to floating point, so that `9^9^9`
 /// or `1000!` cost microseconds instead of minutes.
@@ -99,7 +100,7 @@ pub fn nth_root(r: &Rational, q: u32) -> Option<Rational> {
         return None;
     }
     if r.is_negative() {
-        if q % 2 == 0 {
+        if q.is_multiple_of(2) {
             return None;
         }
         return nth_root(&-r, q).map(|x| -x);
@@ -164,7 +165,11 @@ pub fn parse_decimal(text: &str) -> Option<Rational> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    if !int_part.bytes().chain(frac_part.bytes()).all(|b| b.is_ascii_digit()) {
+    if !int_part
+        .bytes()
+        .chain(frac_part.bytes())
+        .all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let digits = format!("{int_part}{frac_part}");
@@ -192,7 +197,11 @@ pub fn to_f64(r: &Rational) -> f64 {
     let n = (r.numer() >> shift).to_f64().unwrap_or(f64::NAN);
     let d = (r.denom() >> shift).to_f64().unwrap_or(f64::NAN);
     if d == 0.0 {
-        if n >= 0.0 { f64::INFINITY } else { f64::NEG_INFINITY }
+        if n >= 0.0 {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        }
     } else {
         n / d
     }
@@ -224,47 +233,6 @@ impl Complex {
     /// Whether both parts are finite numbers.
     pub fn is_finite(self) -> bool {
         self.re.is_finite() && self.im.is_finite()
-    }
-
-    /// Sum.
-    pub fn add(self, o: Self) -> Self {
-        Self {
-            re: self.re + o.re,
-            im: self.im + o.im,
-        }
-    }
-
-    /// Difference.
-    pub fn sub(self, o: Self) -> Self {
-        Self {
-            re: self.re - o.re,
-            im: self.im - o.im,
-        }
-    }
-
-    /// Product.
-    pub fn mul(self, o: Self) -> Self {
-        Self {
-            re: self.re * o.re - self.im * o.im,
-            im: self.re * o.im + self.im * o.re,
-        }
-    }
-
-    /// Quotient (non-finite when dividing by zero).
-    pub fn div(self, o: Self) -> Self {
-        let d = o.re * o.re + o.im * o.im;
-        Self {
-            re: (self.re * o.re + self.im * o.im) / d,
-            im: (self.im * o.re - self.re * o.im) / d,
-        }
-    }
-
-    /// Negation.
-    pub fn neg(self) -> Self {
-        Self {
-            re: -self.re,
-            im: -self.im,
-        }
     }
 
     /// Principal natural logarithm.
@@ -329,6 +297,58 @@ impl Complex {
     }
 }
 
+impl std::ops::Add for Complex {
+    type Output = Self;
+    fn add(self, o: Self) -> Self {
+        Self {
+            re: self.re + o.re,
+            im: self.im + o.im,
+        }
+    }
+}
+
+impl std::ops::Sub for Complex {
+    type Output = Self;
+    fn sub(self, o: Self) -> Self {
+        Self {
+            re: self.re - o.re,
+            im: self.im - o.im,
+        }
+    }
+}
+
+impl std::ops::Mul for Complex {
+    type Output = Self;
+    fn mul(self, o: Self) -> Self {
+        Self {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+}
+
+/// Complex division (non-finite when dividing by zero).
+impl std::ops::Div for Complex {
+    type Output = Self;
+    fn div(self, o: Self) -> Self {
+        let d = o.re * o.re + o.im * o.im;
+        Self {
+            re: (self.re * o.re + self.im * o.im) / d,
+            im: (self.im * o.re - self.re * o.im) / d,
+        }
+    }
+}
+
+impl std::ops::Neg for Complex {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Self {
+            re: -self.re,
+            im: -self.im,
+        }
+    }
+}
+
 /// Whether two complex values agree within `rel` relative and `abs` absolute tolerance.
 pub fn close(a: Complex, b: Complex, rel: f64, abs: f64) -> bool {
     if !a.is_finite() || !b.is_finite() {
@@ -378,7 +398,12 @@ mod tests {
     fn complex_basics() {
         let z = Complex::I.mul(Complex::I);
         assert!(close(z, Complex::real(-1.0), 1e-12, 0.0));
-        assert!(close(Complex::real(-4.0).sqrt(), Complex { re: 0.0, im: 2.0 }, 1e-12, 1e-12));
+        assert!(close(
+            Complex::real(-4.0).sqrt(),
+            Complex { re: 0.0, im: 2.0 },
+            1e-12,
+            1e-12
+        ));
         assert!((to_f64(&r(1, 3)) - 1.0 / 3.0).abs() < 1e-15);
     }
 }

@@ -9,10 +9,45 @@ use crate::math::number::parse_decimal;
 pub const MAX_DEPTH: usize = 64;
 
 const GREEK: &[&str] = &[
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
-    "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "varrho", "sigma", "tau",
-    "upsilon", "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi",
-    "Sigma", "Upsilon", "Phi", "Psi", "Omega", "hbar", "ell", "omicron",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "varrho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Sigma",
+    "Upsilon",
+    "Phi",
+    "Psi",
+    "Omega",
+    "hbar",
+    "ell",
+    "omicron",
 ];
 
 const MATRIX_ENVS: &[&str] = &[
@@ -161,8 +196,9 @@ impl Parser {
         while self.peek().is_some_and(Self::is_separator) {
             self.pos += 1;
             match self.peek() {
-                None
-                | Some(Tok::RParen | Tok::RBrack | Tok::RBrace | Tok::RSet | Tok::RAngle) => break,
+                None | Some(Tok::RParen | Tok::RBrack | Tok::RBrace | Tok::RSet | Tok::RAngle) => {
+                    break;
+                }
                 Some(t) if Self::is_separator(t) => continue,
                 _ => items.push(self.relation()?),
             }

@@ -52,10 +52,10 @@ impl std::error::Error for ParseError {}
 
 /// Two-letter words that are units, not products of two variables.
 const SHORT_UNITS: &[&str] = &[
-    "cm", "mm", "km", "kg", "mg", "ml", "mL", "ft", "hr", "lb", "oz", "yd", "mi", "in", "am",
-    "pm", "th", "st", "nd", "rd", "sq", "cc", "Hz", "eV", "Pa", "kJ", "kW", "nm", "pc", "AU",
-    "ms", "ns", "mA", "kV", "dB", "mol", "is", "of", "be", "it", "to", "so", "by", "at",
-    "on", "we", "as", "an",
+    "cm", "mm", "km", "kg", "mg", "ml", "mL", "ft", "hr", "lb", "oz", "yd", "mi", "in", "am", "pm",
+    "th", "st", "nd", "rd", "sq", "cc", "Hz", "eV", "Pa", "kJ", "kW", "nm", "pc", "AU", "ms", "ns",
+    "mA", "kV", "dB", "mol", "is", "of", "be", "it", "to", "so", "by", "at", "on", "we", "as",
+    "an",
 ];
 
 /// Words that split answers (`1 and 2`, `x = 1 or x = 2`).
@@ -161,7 +161,10 @@ struct Dropped {
 }
 
 fn is_percent_word(w: &str) -> bool {
-    matches!(w.to_ascii_lowercase().as_str(), "percent" | "percentage" | "pct")
+    matches!(
+        w.to_ascii_lowercase().as_str(),
+        "percent" | "percentage" | "pct"
+    )
 }
 
 /// Normalises prose for text comparison: LaTeX commands and punctuation dropped, lower case,
