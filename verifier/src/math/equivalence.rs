@@ -415,8 +415,34 @@ impl Comparer {
         decide(true, rule)
     }
 
-    /// As multisets: every gold element matched by a distinct predicted one.
+    /// The elements of a set without repeats (`{1, 1, 2}` is `{1, 2}`).
+    fn distinct<'e>(&mut self, items: &'e [Expr]) -> Result<Vec<&'e Expr>, Decision> {
+        let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
+        for x in items {
+            let mut seen = false;
+            for y in &out {
+                let d = self.top(y, x);
+                if d.rule == Rule::Limit {
+                    return Err(d);
+                }
+                if d.equal {
+                    seen = true;
+                    break;
+                }
+            }
+            if !seen {
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+
+    /// As sets: every distinct gold element matched by a distinct predicted one.
     fn unordered(&mut self, a: &[Expr], b: &[Expr], rule: Rule) -> Decision {
+        let (a, b) = match (self.distinct(a), self.distinct(b)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(d), _) | (_, Err(d)) => return d,
+        };
         if a.len() != b.len() {
             return decide(false, rule);
         }

@@ -55,7 +55,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Self {
-            rel_tol: 1e-6,
+            rel_tol: 1e-7,
             abs_tol: 0.0,
             decimal_places: 6,
             percent: PercentPolicy::Both,

@@ -681,8 +681,8 @@ impl Parser {
         };
         let applied = match (f, base) {
             (Func::Log, Some(b)) => Expr::Func(Func::Log, vec![b, arg]),
-            // A bare `\log` is natural (as in sympy and latex2sympy).
-            (Func::Log, None) => Expr::Func(Func::Ln, vec![arg]),
+            // A bare `\log` is base 10, as in latex2sympy (and so Math-Verify).
+            (Func::Log, None) => Expr::Func(Func::Log, vec![Expr::int(10), arg]),
             (f, _) => Expr::Func(f, vec![arg]),
         };
         Ok(match power {
