@@ -47,6 +47,22 @@ fn perturb(s: &str) -> String {
     }
 }
 
+/// `1234567` written as `1,234,567`.
+fn with_commas(n: &str) -> String {
+    let (sign, digits) = n.strip_prefix('-').map_or(("", n), |d| ("-", d));
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return n.to_string();
+    }
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
 /// The content of the last `\boxed{…}` in `s`.
 fn last_boxed(s: &str) -> Option<String> {
     let start = s.rfind("\\boxed{")? + 7;
@@ -89,6 +105,14 @@ fn pairs() -> Vec<Pair> {
             format!("So she makes $\\boxed{{{n}}}$ dollars."),
         ));
         out.push(mk(
+            "formatted",
+            format!(
+                "She earns \\${} in total.\n**Answer:** \\${}",
+                with_commas(&n),
+                with_commas(&n)
+            ),
+        ));
+        out.push(mk(
             "perturbed",
             format!("So she makes $\\boxed{{{wrong}}}$ dollars."),
         ));
@@ -116,6 +140,13 @@ fn pairs() -> Vec<Pair> {
         out.push(mk(
             "boxed",
             format!("Final Answer: The final answer is $\\boxed{{{boxed}}}$."),
+        ));
+        out.push(mk(
+            "restyled",
+            format!(
+                "Final Answer: The final answer is $\\boxed{{{}}}$.",
+                boxed.replace("\\frac", "\\dfrac").replace(' ', "")
+            ),
         ));
         out.push(mk(
             "perturbed",

@@ -62,6 +62,19 @@ fn minerva_solutions_grade_correct_against_themselves() {
     for row in &rows {
         let solution = row["solution"].as_str().expect("solution field");
         let v = verify(solution, solution, &options);
+        let boxed = v.reference_answer.clone().unwrap_or_default();
+        // The same answer restyled as a model might write it: \dfrac, no spaces.
+        let restyled = boxed.replace("\\frac", "\\dfrac").replace(' ', "");
+        let r = verify(
+            solution,
+            &format!(
+                "Final Answer: The final answer is $\\boxed{{{restyled}}}$. I hope it is correct."
+            ),
+            &options,
+        );
+        if !r.correct {
+            failures.push((row["idx"].clone(), Some(restyled), r.rule));
+        }
         *by_rule.entry(format!("{:?}", v.rule)).or_insert(0) += 1;
         if !v.correct {
             failures.push((row["idx"].clone(), v.reference_answer.clone(), v.rule));

@@ -55,7 +55,7 @@ const SHORT_UNITS: &[&str] = &[
     "cm", "mm", "km", "kg", "mg", "ml", "mL", "ft", "hr", "lb", "oz", "yd", "mi", "in", "am", "pm",
     "th", "st", "nd", "rd", "sq", "cc", "Hz", "eV", "Pa", "kJ", "kW", "nm", "pc", "AU", "ms", "ns",
     "mA", "kV", "dB", "mol", "is", "of", "be", "it", "to", "so", "by", "at", "on", "we", "as",
-    "an",
+    "an", "no", "No", "if",
 ];
 
 /// Words that split answers (`1 and 2`, `x = 1 or x = 2`).
@@ -70,11 +70,16 @@ fn is_known_word(w: &str) -> bool {
 /// Rewrites the tokens of `\text{…}` and plain words: conjunctions become commas, single
 /// letters become variables, known function names stay; anything else is a unit or prose word.
 /// Returns the cleaned tokens and what was dropped.
-fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, Dropped) {
+///
+/// In LaTeX (`latex` true) a run of up to four letters inside the expression is a product of
+/// variables (`LCs^2`, `e^{2it}`); words at the end, after the value, are units (`5 cm`,
+/// `12 apples`); longer words elsewhere are prose.
+fn classify_words(toks: Vec<Tok>, latex: bool) -> (Vec<Tok>, Dropped) {
+    let tail = unit_tail_start(&toks);
     let mut out = Vec::with_capacity(toks.len());
     let mut prose = Dropped::default();
-    let mut iter = toks.into_iter().peekable();
-    while let Some(t) = iter.next() {
+    let mut iter = toks.into_iter().enumerate().peekable();
+    while let Some((i, t)) = iter.next() {
         let mut dropped = false;
         match t {
             Tok::Text(content) => {
@@ -103,33 +108,34 @@ fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, Dropped) {
                 }
             }
             Tok::Word(w) => {
+                let len = w.chars().count();
+                let unit = SHORT_UNITS.contains(&w.as_str()) || len >= 3;
                 if is_conjunction(&w) {
                     out.push(Tok::Comma);
                 } else if is_percent_word(&w) {
                     out.push(Tok::Percent);
                 } else if is_known_word(&w) {
                     out.push(Tok::Word(w));
-                } else if w.chars().count() == 2 && !SHORT_UNITS.contains(&w.as_str()) {
+                } else if i >= tail && i > 0 && unit {
+                    dropped = true;
+                    prose.annotations = true;
+                } else if (latex && len <= 4) || (len == 2 && !SHORT_UNITS.contains(&w.as_str())) {
                     out.extend(w.chars().map(Tok::Letter));
                 } else {
                     dropped = true;
-                    if SHORT_UNITS.contains(&w.as_str()) {
-                        prose.annotations = true;
-                    } else {
-                        prose.words = true;
-                    }
+                    prose.words = true;
                 }
             }
             other => out.push(other),
         }
         if dropped {
             // A unit's exponent goes with it: `10 \text{cm}^2` is 10.
-            if iter.peek() == Some(&Tok::Caret) {
+            if iter.peek().map(|(_, t)| t) == Some(&Tok::Caret) {
                 iter.next();
-                match iter.next() {
+                match iter.next().map(|(_, t)| t) {
                     Some(Tok::LBrace) => {
                         let mut depth = 1usize;
-                        for t in iter.by_ref() {
+                        for (_, t) in iter.by_ref() {
                             match t {
                                 Tok::LBrace => depth += 1,
                                 Tok::RBrace => depth -= 1,
@@ -149,6 +155,21 @@ fn classify_words(toks: Vec<Tok>) -> (Vec<Tok>, Dropped) {
         }
     }
     (out, prose)
+}
+
+/// Where the trailing run of unit-like tokens starts (`cm^2`, `m/s`, `\text{ dollars}`):
+/// words from there on are units when something comes before them.
+fn unit_tail_start(toks: &[Tok]) -> usize {
+    let mut i = toks.len();
+    while i > 0 {
+        match &toks[i - 1] {
+            Tok::Word(_) | Tok::Text(_) | Tok::Divide | Tok::Caret => i -= 1,
+            Tok::Num(_) if i >= 2 && toks[i - 2] == Tok::Caret => i -= 2,
+            Tok::Letter(_) if i >= 2 && toks[i - 2] == Tok::Divide => i -= 2,
+            _ => break,
+        }
+    }
+    i
 }
 
 /// What [`classify_words`] left out.
@@ -211,6 +232,11 @@ fn clean(s: &str) -> String {
     t.to_string()
 }
 
+/// Whether the answer is written in LaTeX rather than plain text.
+fn is_latex(s: &str) -> bool {
+    s.contains(['\\', '^', '_', '{'])
+}
+
 fn has_math(toks: &[Tok]) -> bool {
     toks.iter().any(|t| {
         !matches!(
@@ -233,7 +259,7 @@ pub fn is_bare_answer(s: &str) -> bool {
         return false;
     }
     let cleaned = clean(s);
-    let (toks, dropped) = classify_words(lexer::lex(&cleaned));
+    let (toks, dropped) = classify_words(lexer::lex(&cleaned), is_latex(&cleaned));
     if dropped.words || (dropped.annotations && !has_math(&toks)) {
         return !has_math(&toks) && cleaned.split_whitespace().count() <= 4;
     }
@@ -247,7 +273,7 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
     }
     let cleaned = clean(answer);
     let toks = lexer::lex(&cleaned);
-    let (toks, dropped) = classify_words(toks);
+    let (toks, dropped) = classify_words(toks, is_latex(&cleaned));
     if (dropped.words || dropped.annotations) && !has_math(&toks) {
         let text = normalise_text(&cleaned);
         return if text.is_empty() {
