@@ -222,16 +222,17 @@ pub fn answer_prefix(text: &str) -> Option<Extraction> {
     None
 }
 
-/// The last LaTeX math environment.
-pub fn latex_environment(text: &str) -> Option<Extraction> {
+/// The last LaTeX math environment: (end of the environment, content).
+fn last_environment(text: &str) -> Option<(usize, &str)> {
     let mut best: Option<(usize, &str)> = None;
     for (open, close) in [("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$")] {
         if let Some(end) = text.rfind(close)
             && let Some(start) = text[..end].rfind(open)
             && start + open.len() <= end
-            && best.is_none_or(|(e, _)| end > e)
+            && best.is_none_or(|(e, _)| end + close.len() > e)
+            && !text[start + open.len()..end].trim().is_empty()
         {
-            best = Some((end, &text[start + open.len()..end]));
+            best = Some((end + close.len(), &text[start + open.len()..end]));
         }
     }
     // Single dollars: pair them from the left, remembering the last complete pair.
@@ -247,9 +248,11 @@ pub fn latex_environment(text: &str) -> Option<Extraction> {
             }
             match open {
                 None => open = Some(i),
+                // `$18 and $36`: a dollar before a digit is a currency sign, not a closer.
+                Some(_) if bytes.get(i + 1).is_some_and(u8::is_ascii_digit) => open = Some(i),
                 Some(s) => {
-                    if best.is_none_or(|(e, _)| i > e) {
-                        best = Some((i, &text[s + 1..i]));
+                    if best.is_none_or(|(e, _)| i + 1 > e) && !text[s + 1..i].trim().is_empty() {
+                        best = Some((i + 1, &text[s + 1..i]));
                     }
                     open = None;
                 }
@@ -257,11 +260,31 @@ pub fn latex_environment(text: &str) -> Option<Extraction> {
         }
         i += 1;
     }
-    Extraction::one(best?.1, Source::LatexEnvironment)
+    best
+}
+
+/// The last LaTeX math environment.
+pub fn latex_environment(text: &str) -> Option<Extraction> {
+    Extraction::one(last_environment(text)?.1, Source::LatexEnvironment)
 }
 
 /// The last number in the text (with sign, thousands separators, decimals and `%`).
 pub fn last_number(text: &str) -> Option<Extraction> {
+    Extraction::one(last_number_span(text)?.1, Source::LastNumber)
+}
+
+/// Whichever comes last: a math environment or a plain number (`$x = 2$, so 3 apples` → 3).
+pub fn last_math(text: &str) -> Option<Extraction> {
+    match (last_environment(text), last_number_span(text)) {
+        (Some((e, env)), Some((n, _))) if e >= n => Extraction::one(env, Source::LatexEnvironment),
+        (_, Some((_, num))) => Extraction::one(num, Source::LastNumber),
+        (Some((_, env)), None) => Extraction::one(env, Source::LatexEnvironment),
+        (None, None) => None,
+    }
+}
+
+/// The last number: (end of the number, its text).
+fn last_number_span(text: &str) -> Option<(usize, &str)> {
     let b = text.as_bytes();
     let mut i = b.len();
     // Find the last digit.
@@ -292,7 +315,7 @@ pub fn last_number(text: &str) -> Option<Extraction> {
     if trimmed.starts_with('%') || trimmed.starts_with("\\%") {
         stop = end + (tail.len() - trimmed.len()) + if trimmed.starts_with('%') { 1 } else { 2 };
     }
-    Extraction::one(&text[start..stop], Source::LastNumber)
+    Some((stop, &text[start..stop]))
 }
 
 /// Whether the whole (short) text reads as an answer by itself rather than as prose.
@@ -305,14 +328,13 @@ pub fn whole_text(text: &str) -> Option<Extraction> {
 }
 
 /// Extraction passes in priority order.
-pub const PASSES: [fn(&str) -> Option<Extraction>; 7] = [
+pub const PASSES: [fn(&str) -> Option<Extraction>; 6] = [
     boxed,
     final_answer,
     hashes,
     answer_prefix,
     whole_text,
-    latex_environment,
-    last_number,
+    last_math,
 ];
 
 /// The first answer found by the passes in priority order.
@@ -374,5 +396,13 @@ mod tests {
             Some((vec!["\\frac{1}{2}".into()], Source::WholeText))
         );
         assert_eq!(ex("no digits here at all"), None);
+        assert_eq!(
+            ex("She makes $18 per day and $36 per week"),
+            Some((vec!["36".into()], Source::LastNumber))
+        );
+        assert_eq!(
+            ex("So $x = 2$, and then 3 apples are left"),
+            Some((vec!["3".into()], Source::LastNumber))
+        );
     }
 }
