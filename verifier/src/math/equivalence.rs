@@ -18,9 +18,9 @@ use super::parse::normalise_text;
 use super::{Options, PercentPolicy, Rule};
 
 /// Evaluation work (expression nodes evaluated) one verification may spend.
-pub const WORK_BUDGET: u64 = 400_000;
+pub const WORK_BUDGET: u64 = 150_000;
 /// Most element comparisons one verification may make (sets inside sets, …).
-pub const MAX_COMPARISONS: u32 = 4096;
+pub const MAX_COMPARISONS: u32 = 10_000;
 /// Most `±` signs expanded in one expression (2^3 variants).
 const MAX_PLUS_MINUS: usize = 3;
 /// Relative tolerance for values that are meant to be exact but are computed in floating point.
@@ -231,6 +231,12 @@ fn percent_variants(e: &Expr, policy: PercentPolicy) -> Vec<Cow<'_, Expr>> {
         (Some(n), PercentPolicy::Number) => vec![Cow::Owned(n)],
         (Some(n), PercentPolicy::Both) => vec![Cow::Borrowed(e), Cow::Owned(n)],
     }
+}
+
+fn has_infinity(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |n| found |= matches!(n, Expr::Const(Constant::Infinity)));
+    found
 }
 
 fn node_count(e: &Expr) -> u64 {
@@ -576,7 +582,12 @@ impl Comparer {
             })
             .collect();
         match (approx(g, &approx_vals), approx(p, &approx_vals)) {
-            (Some(a), Some(b)) => PointValue::Approx(a, b),
+            // An infinity that does not come from `\infty` is an overflow, not a value.
+            (Some(a), Some(b))
+                if (a.is_finite() || has_infinity(g)) && (b.is_finite() || has_infinity(p)) =>
+            {
+                PointValue::Approx(a, b)
+            }
             _ => PointValue::Undefined,
         }
     }

@@ -171,7 +171,15 @@ fn leading_math(s: &str) -> Option<&str> {
 
 /// The answer phrase after an anchor: a math environment, or the text up to the sentence end.
 fn phrase_after(rest: &str) -> Option<&str> {
-    let rest = rest.trim_start_matches([':', ' ', '\t', '*']).trim_start();
+    // Only the next few hundred bytes can hold the phrase; never scan further (keeps repeated
+    // anchors on one huge line linear).
+    let mut cut = rest.len().min(1024);
+    while !rest.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let rest = rest[..cut]
+        .trim_start_matches([':', ' ', '\t', '*'])
+        .trim_start();
     if let Some(m) = leading_math(rest) {
         return Some(m);
     }
@@ -199,10 +207,17 @@ pub fn hashes(text: &str) -> Option<Extraction> {
     Extraction::one(line.trim().trim_end_matches('.'), Source::Hashes)
 }
 
+/// How many `answer` anchors (from the end) are tried.
+const MAX_ANCHORS: usize = 16;
+
 /// `Answer: X`, `the answer is X`, `answer = X`.
 pub fn answer_prefix(text: &str) -> Option<Extraction> {
     let mut end = text.len();
-    while let Some(i) = rfind_ci(&text[..end], "answer") {
+    // The answer sits near the end: looking at the last few anchors bounds the work.
+    for _ in 0..MAX_ANCHORS {
+        let Some(i) = rfind_ci(&text[..end], "answer") else {
+            break;
+        };
         let rest = text[i + 6..].trim_start_matches(['*', ' ']);
         let after = [":", "is", "=", "would be", "will be", "should be"]
             .iter()
@@ -321,7 +336,7 @@ fn last_number_span(text: &str) -> Option<(usize, &str)> {
 /// Whether the whole (short) text reads as an answer by itself rather than as prose.
 pub fn whole_text(text: &str) -> Option<Extraction> {
     let t = text.trim();
-    if t.is_empty() || t.len() > 400 || t.contains('\n') {
+    if t.is_empty() || t.len() > super::parse::MAX_ANSWER_CHARS || t.contains('\n') {
         return None;
     }
     super::parse::is_bare_answer(t).then(|| Extraction::one(t, Source::WholeText))?

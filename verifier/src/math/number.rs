@@ -8,7 +8,7 @@ use std::ops::{Mul, Sub};
 
 /// Exact values larger than this many bits fall back to floating point, so that `9^9^9`
 /// or `1000!` cost microseconds instead of minutes.
-pub const MAX_EXACT_BITS: u64 = 4096;
+pub const MAX_EXACT_BITS: u64 = 2048;
 /// Largest `n` for which `n!` is computed exactly.
 pub const MAX_EXACT_FACTORIAL: u64 = 300;
 /// Largest decimal exponent written in scientific notation that is kept exact.
@@ -29,6 +29,10 @@ fn bounded(r: Rational) -> Option<Rational> {
 
 /// `a + b`, if the result stays within bounds.
 pub fn add(a: &Rational, b: &Rational) -> Option<Rational> {
+    // Integers skip the gcd normalisation, which dominates on big values.
+    if a.is_integer() && b.is_integer() {
+        return bounded(Rational::from_integer(a.numer() + b.numer()));
+    }
     bounded(a + b)
 }
 
@@ -36,6 +40,9 @@ pub fn add(a: &Rational, b: &Rational) -> Option<Rational> {
 pub fn mul(a: &Rational, b: &Rational) -> Option<Rational> {
     if a.numer().bits() + b.numer().bits() > 2 * MAX_EXACT_BITS {
         return None;
+    }
+    if a.is_integer() && b.is_integer() {
+        return bounded(Rational::from_integer(a.numer() * b.numer()));
     }
     bounded(a * b)
 }
@@ -90,7 +97,8 @@ pub fn int_pow(base: &Rational, exp: i64) -> Option<Rational> {
     let e = u32::try_from(mag).ok()?;
     let n = base.numer().pow(e);
     let d = base.denom().pow(e);
-    let r = Rational::new(n, d);
+    // Powers of coprime numerator and denominator stay coprime: no gcd needed.
+    let r = Rational::new_raw(n, d);
     bounded(if exp < 0 { r.recip() } else { r })
 }
 
