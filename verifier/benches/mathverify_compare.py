@@ -6,9 +6,8 @@ themselves and against perturbed answers, writes every pair with our verdict, an
 checks/s/core), then grades the same pairs with Math-Verify (parse both sides + verify, one core),
 and prints throughput, the ratio, and the agreement rate per set/kind as a Markdown table.
 
-Usage (from the repository root):
-    scripts/setup.d/40-math-verify.sh          # once: installs Math-Verify into the cache venv
-    ~/.cache/hacrl/venv-math-verify/bin/python verifier/benches/mathverify_compare.py
+Usage: verifier/benches/mathverify_compare.sh  (installs Math-Verify on demand, then runs this
+file with the venv's Python from the repository root)
 Options: --pairs PATH (reuse a pairs file, skip cargo), --limit N (Math-Verify on N pairs per
 set/kind), --disagreements PATH (write the pairs where the two checkers differ).
 """

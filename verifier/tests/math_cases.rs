@@ -69,6 +69,7 @@ fn cases_span_every_category_with_negatives() {
         "multiple",
         "text",
         "tricky",
+        "responses",
         "safety",
     ] {
         let of_cat: Vec<&Case> = cases.iter().filter(|c| c.category == cat).collect();

@@ -428,6 +428,31 @@ add(K, r"\sin x", r"\cos x", False)
 add(K, r"x+y", r"xy", False)
 add(K, r"\infty", "100000000", False)
 
+# ---------------- model-style responses ----------------
+Y = "responses"
+add(Y, "42", "**Final Answer**\n\\[\n\\boxed{42}\n\\]", True)
+add(Y, "B", r"The answer is $\boxed{\text{(B)}}$", True)
+add(Y, "42", "Therefore, the answer is: 42.", True)
+add(Y, r"\frac{-1+\sqrt{5}}{2}", r"so $x = \boxed{\frac{\sqrt5-1}{2}}$", True)
+add(Y, r"\frac{-1 \pm \sqrt{5}}{2}", r"\boxed{\frac{-1+\sqrt{5}}{2}, \frac{-1-\sqrt{5}}{2}}", True)
+add(Y, r"\frac{-1 \pm \sqrt{5}}{2}", r"\boxed{\frac{-1+\sqrt{5}}{2}}", False)
+add(Y, r"(-\infty,-2)\cup(2,\infty)", r"$x<-2$ or $x>2$, i.e. \boxed{x<-2 \text{ or } x>2}", True)
+add(Y, r"\$1.50", r"It costs \boxed{\$1.5}", True)
+add(Y, r"-\frac{3}{2}", r"\boxed{-1.5}", True)
+add(Y, "3,5", r"\boxed{5, 3}", True)
+add(Y, r"x \in (-\infty, 3]", r"\boxed{x \le 3}", True)
+add(Y, r"x \in (-\infty, 3]", r"\boxed{x < 3}", False)
+add(Y, r"\dfrac{14}{3}", r"\boxed{4\frac{2}{3}}", True)
+add(Y, "6", r"There are $\boxed{6 \text{ ways}}$.", True)
+add(Y, "a=2, b=3", r"\boxed{(2,3)}", True)
+add(Y, "18", "She makes $18 per day and $36 per week, so the answer is 18.", True)
+add(Y, "36", "She makes $18 per day and $36 per week.", True)
+add(Y, "36", "She makes $18 per day and $35 per week.", False)
+add(Y, r"\frac{1}{2}", "Final Answer: The final answer is $\\frac{1}{2}$. I hope it is correct.", True)
+add(Y, r"\frac{1}{2}", "Final Answer: The final answer is $\\frac{1}{3}$. I hope it is correct.", False)
+add(Y, "5", "We check: 2+3 = 5.", True)
+add(Y, "5", "Answer: x = 5", True)
+
 # ---------------- safety (must be graded, never panic) ----------------
 Z = "safety"
 add(Z, "1", r"\boxed{" + "(" * 500 + "1" + ")" * 500 + "}", False, "deep nesting hits the depth bound")

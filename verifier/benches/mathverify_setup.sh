@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Math-Verify 0.9.0 (the reference math grader) into a venv under the HACRL cache.
-# Used by verifier/benches/mathverify_compare.py; idempotent.
+# Used by verifier/benches/mathverify_compare.sh (benchmarks only, no test needs it); idempotent.
 set -euo pipefail
 CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 VENV="$CACHE/venv-math-verify"
