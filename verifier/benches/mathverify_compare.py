@@ -43,9 +43,14 @@ def main():
     ap.add_argument("--pairs", help="existing pairs file (skips cargo; no throughput for ours)")
     ap.add_argument("--limit", type=int, default=0, help="max pairs per set/kind for Math-Verify")
     ap.add_argument("--disagreements", default="target/math-bench/disagreements.jsonl")
+    ap.add_argument("--cases", help="instead: run Math-Verify on our hand-written cases file and "
+                    "list where it differs from the expected labels")
     args = ap.parse_args()
 
     from math_verify import parse, verify  # noqa: E402  (after argparse so --help works anywhere)
+
+    if args.cases:
+        return compare_cases(args.cases, parse, verify)
 
     os.makedirs("target/math-bench", exist_ok=True)
     rates = {}
@@ -116,6 +121,29 @@ def main():
         row(s, "all", [r for k, r in results.items() if k[0] == s], rates.get((s, "all")))
     row("all", "all", list(results.values()), rates.get(("all", "all")))
     print(f"\n{len(disagreements)} disagreements written to {args.disagreements}", file=sys.stderr)
+
+
+def compare_cases(path, parse, verify):
+    """Math-Verify on our labelled cases; bare LaTeX is wrapped in $...$ as Math-Verify expects."""
+    def wrap(t):
+        anchored = any(k in t for k in ["$", "\\boxed", "\\(", "\\[", "####"])
+        return t if anchored or len(t.split()) > 3 else f"${t}$"
+
+    rows = [json.loads(line) for line in open(path)]
+    rows = [r for r in rows if r["category"] != "safety"]
+    differ = collections.Counter()
+    for r in rows:
+        try:
+            ok = bool(verify(parse(wrap(r["reference"])), parse(wrap(r["response"]))))
+        except Exception:
+            ok = False
+        if ok != r["expected"]:
+            differ[r["category"]] += 1
+            print(f"[{r['category']}] expected={r['expected']} math-verify={ok}: "
+                  f"{r['reference']!r} vs {r['response']!r} {r['why']}")
+    total = sum(differ.values())
+    print(f"\nMath-Verify matches the expected label on {len(rows) - total} of {len(rows)} cases "
+          f"({100 * (len(rows) - total) / len(rows):.1f}%); differences by category: {dict(differ)}")
 
 
 if __name__ == "__main__":
