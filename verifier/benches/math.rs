@@ -107,7 +107,7 @@ fn pairs() -> Vec<Pair> {
         out.push(mk(
             "formatted",
             format!(
-                "She earns \\${} in total.\n**Answer:** \\${}",
+                "She earns ${} per week.\n**Answer:** ${}.00",
                 with_commas(&n),
                 with_commas(&n)
             ),
