@@ -1,5 +1,16 @@
 //! The verifier: scores model outputs (math answers, sandboxed programs) and keeps the shared
 //! experience pool in Postgres.
+//!
+//! - [`math`] and [`code`] judge responses; [`scoring`] dispatches by task kind.
+//! - [`pool`] is the Postgres data layer; [`task`] and [`dataset`] describe and import tasks.
+//! - [`api`] is the HTTP service, [`error`] its error type, [`telemetry`] logs and metrics.
 
+pub mod api;
 pub mod code;
+pub mod dataset;
+pub mod error;
 pub mod math;
+pub mod pool;
+pub mod scoring;
+pub mod task;
+pub mod telemetry;

@@ -1,1 +1,272 @@
-fn main() {}
+//! `verifier`: the scoring service and its command-line tools.
+
+use std::io::{BufRead, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use verifier::api::{self, AppState, Limits};
+use verifier::code;
+use verifier::scoring::Scorer;
+use verifier::task::Reference;
+use verifier::telemetry::{self, LogFormat};
+use verifier::{math, pool};
+
+/// Scores LLM outputs (math answers, programs run in a wasm sandbox) and keeps the shared
+/// experience pool of verified rollouts in Postgres.
+///
+/// Start the service with `verifier serve`; grade files offline with `verifier score`.
+#[derive(Parser)]
+#[command(version, about, long_about)]
+struct Cli {
+    /// Log line format.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        env = "VERIFIER_LOG_FORMAT"
+    )]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP service (applies pending migrations first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate(DbArgs),
+    /// Import tasks from a JSON Lines file (optionally .gz): GSM8K, MATH, HumanEval rows or tasks.
+    ImportTasks(ImportArgs),
+    /// Grade JSON Lines from a file or stdin, one JSON result per line on stdout.
+    ///
+    /// Each input line is `{"kind": "math", "response": "...", "reference": "42"}` or
+    /// `{"kind": "code", "response": "...", "prompt": "...", "reference": {"language": "python",
+    /// "style": "assert", "test": "...", "entry_point": "f"}}`. Exit code 0 when every line was
+    /// graded, 2 when some lines were invalid (they get an `error` result), 1 on I/O failure.
+    Score(ScoreArgs),
+}
+
+#[derive(Args)]
+struct DbArgs {
+    /// Postgres connection URL.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    database_url: String,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Address to listen on.
+    #[arg(long, env = "VERIFIER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Database connections in the pool.
+    #[arg(long, env = "VERIFIER_DB_CONNECTIONS", default_value_t = 16)]
+    db_connections: u32,
+    /// Seconds to wait for a database connection before answering 503.
+    #[arg(long, env = "VERIFIER_DB_TIMEOUT", default_value_t = 5)]
+    db_timeout_secs: u64,
+    /// Largest request body in bytes.
+    #[arg(long, env = "VERIFIER_MAX_BODY_BYTES", default_value_t = Limits::default().max_body_bytes)]
+    max_body_bytes: usize,
+    /// Most rollouts in one submission.
+    #[arg(long, env = "VERIFIER_MAX_BATCH", default_value_t = Limits::default().max_batch)]
+    max_batch: usize,
+    /// Do not apply migrations at start-up.
+    #[arg(long)]
+    no_migrate: bool,
+    #[command(flatten)]
+    sandbox: code::SandboxArgs,
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// JSON Lines file; `.gz` is decompressed.
+    file: PathBuf,
+    /// Dataset name stored with every task (e.g. gsm8k).
+    #[arg(long)]
+    dataset: String,
+}
+
+#[derive(Args)]
+struct ScoreArgs {
+    /// JSON Lines input; stdin when absent or `-`.
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    sandbox: code::SandboxArgs,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    telemetry::init_logging(cli.log_format);
+    let result = match cli.command {
+        Command::Serve(a) => serve(a).await,
+        Command::Migrate(a) => migrate(a).await,
+        Command::ImportTasks(a) => import(a).await,
+        Command::Score(a) => score(a).await,
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
+    let timeout = Duration::from_secs(a.db_timeout_secs);
+    let db = if a.no_migrate {
+        pool::connect_lazy(&a.db.database_url, a.db_connections, timeout)?
+    } else {
+        let db = pool::connect(&a.db.database_url, a.db_connections, timeout)
+            .await
+            .context("connecting to the database")?;
+        pool::migrate(&db).await.context("applying migrations")?;
+        db
+    };
+    let judge = code::Judge::new(&a.sandbox).context("starting the code sandbox")?;
+    let limits = Limits {
+        max_body_bytes: a.max_body_bytes,
+        max_batch: a.max_batch,
+        ..Limits::default()
+    };
+    let state = AppState::new(db, judge, limits);
+    let listener = tokio::net::TcpListener::bind(a.listen)
+        .await
+        .with_context(|| format!("binding {}", a.listen))?;
+    tracing::info!(addr = %listener.local_addr()?, "verifier listening");
+    axum::serve(listener, api::router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    tracing::info!("verifier stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing a SIGTERM handler");
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term.recv() => {},
+    }
+}
+
+async fn migrate(a: DbArgs) -> anyhow::Result<ExitCode> {
+    let db = pool::connect(&a.database_url, 2, Duration::from_secs(10)).await?;
+    pool::migrate(&db).await?;
+    println!("migrations applied");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    let bytes = if a.file.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+            .context("decompressing")?;
+        out
+    } else {
+        bytes
+    };
+    let rows = api::tasks::parse_lines(&a.dataset, &bytes)
+        .and_then(|t| api::tasks::validate(t, "lines"))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let db = pool::connect(&a.db.database_url, 2, Duration::from_secs(10)).await?;
+    pool::migrate(&db).await?;
+    let stored = pool::tasks::insert_batch(&db, &rows)
+        .await
+        .map_err(|e| match e {
+            pool::tasks::InsertError::Conflict { index } => anyhow::anyhow!(
+                "line {}: task {} already exists in dataset {} with different content",
+                index + 1,
+                rows[index].external_id,
+                rows[index].dataset
+            ),
+            pool::tasks::InsertError::Db(e) => e.into(),
+        })?;
+    let created = stored
+        .iter()
+        .filter(|(_, o)| *o == pool::tasks::TaskOutcome::Created)
+        .count();
+    println!(
+        "{}: {} tasks, {created} created, {} unchanged (dataset {})",
+        a.file.display(),
+        stored.len(),
+        stored.len() - created,
+        a.dataset
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line of `verifier score` input.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScoreLine {
+    kind: verifier::task::TaskKind,
+    response: String,
+    #[serde(default)]
+    prompt: String,
+    #[serde(alias = "tests")]
+    reference: Value,
+}
+
+async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
+    let input: Box<dyn BufRead> = match &a.file {
+        Some(p) if p.as_os_str() != "-" => Box::new(std::io::BufReader::new(
+            std::fs::File::open(p).with_context(|| format!("opening {}", p.display()))?,
+        )),
+        _ => Box::new(std::io::stdin().lock()),
+    };
+    let scorer = Scorer::new(code::Judge::new(&a.sandbox)?, math::Options::default());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut invalid = 0usize;
+    for (i, line) in input.lines().enumerate() {
+        let line = line.context("reading input")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = match parse_score_line(&line) {
+            Ok((reference, prompt, response)) => {
+                let s = scorer.score(&reference, &prompt, &response).await;
+                json!({ "line": i + 1, "correct": s.correct, "reward": s.reward,
+                        "status": s.status, "verdict": s.verdict })
+            }
+            Err(e) => {
+                invalid += 1;
+                json!({ "line": i + 1, "error": e })
+            }
+        };
+        serde_json::to_writer(&mut out, &result)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(if invalid == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
+fn parse_score_line(line: &str) -> Result<(Reference, String, String), String> {
+    let l: ScoreLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let reference = Reference::from_json(l.kind, &l.reference)?;
+    Ok((reference, l.prompt, l.response))
+}

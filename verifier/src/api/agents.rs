@@ -1,0 +1,136 @@
+//! `/v1/agents`: registering agents and reading their capability.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::{ApiJson, ApiQuery, AppState, check_text};
+use crate::error::ApiError;
+use crate::pool::agents::{self, Agent, NewAgent};
+use crate::pool::capability::{self, StepCapability};
+
+/// Register an agent (idempotent by name).
+#[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",
+    responses((status = 201, description = "Created", body = Agent),
+              (status = 200, description = "Already registered with the same fields", body = Agent),
+              (status = 409, description = "Name taken with other fields", body = crate::error::ErrorBody)))]
+pub async fn create(
+    State(s): State<AppState>,
+    ApiJson(new): ApiJson<NewAgent>,
+) -> Result<(StatusCode, Json<Agent>), ApiError> {
+    check_text("name", &new.name, 200)?;
+    if new.name.trim().is_empty() {
+        return Err(ApiError::invalid("name", "name must not be empty"));
+    }
+    if let Some(size) = new.size_params.filter(|&n| n <= 0) {
+        return Err(ApiError::invalid(
+            "size_params",
+            format!("size_params must be positive, got {size}"),
+        ));
+    }
+    if new.metadata.as_ref().is_some_and(|m| !m.is_object()) {
+        return Err(ApiError::invalid(
+            "metadata",
+            "metadata must be a JSON object",
+        ));
+    }
+    let (agent, created) = agents::create(&s.db, &new).await?;
+    if created {
+        return Ok((StatusCode::CREATED, Json(agent)));
+    }
+    if !agents::same(&agent, &new) {
+        return Err(ApiError::conflict(
+            "name",
+            format!("agent `{}` is registered with other fields", new.name),
+        ));
+    }
+    Ok((StatusCode::OK, Json(agent)))
+}
+
+/// List all agents.
+#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<Agent>)))]
+pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiError> {
+    Ok(Json(agents::list(&s.db).await?))
+}
+
+/// One agent, by id or by name.
+#[utoipa::path(get, path = "/v1/agents/{agent}", tag = "agents",
+    params(("agent" = String, Path, description = "Agent id or name")),
+    responses((status = 200, body = Agent), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn get(
+    State(s): State<AppState>,
+    Path(agent): Path<String>,
+) -> Result<Json<Agent>, ApiError> {
+    Ok(Json(resolve(&s, &agent).await?))
+}
+
+async fn resolve(s: &AppState, key: &str) -> Result<Agent, ApiError> {
+    let found = match key.parse::<Uuid>() {
+        Ok(id) => agents::get(&s.db, id).await?,
+        Err(_) => agents::by_name(&s.db, key).await?,
+    };
+    found.ok_or_else(|| ApiError::not_found("agent", format!("no agent `{key}`")))
+}
+
+/// Parameters of a capability query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct CapabilityQuery {
+    /// Window K: steps averaged (default 5, as in HACPO).
+    #[serde(default = "default_window")]
+    pub window: i32,
+    /// Training run (default `default`).
+    #[serde(default = "super::default_run")]
+    pub run: String,
+}
+
+fn default_window() -> i32 {
+    5
+}
+
+/// An agent's capability history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Capability {
+    /// The agent.
+    pub agent_id: Uuid,
+    /// Its name.
+    pub agent: String,
+    /// The run.
+    pub run: String,
+    /// Window K.
+    pub window: i32,
+    /// P̂ at the latest step (absent before any scored rollout).
+    pub capability: Option<f64>,
+    /// Per step, oldest first.
+    pub steps: Vec<StepCapability>,
+}
+
+/// Accuracy per step and capability (mean over the last K steps) of an agent.
+#[utoipa::path(get, path = "/v1/agents/{agent}/capability", tag = "agents",
+    params(("agent" = String, Path, description = "Agent id or name"), CapabilityQuery),
+    responses((status = 200, body = Capability), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn capability(
+    State(s): State<AppState>,
+    Path(agent): Path<String>,
+    ApiQuery(q): ApiQuery<CapabilityQuery>,
+) -> Result<Json<Capability>, ApiError> {
+    if !(1..=10_000).contains(&q.window) {
+        return Err(ApiError::invalid(
+            "window",
+            "window must be between 1 and 10000",
+        ));
+    }
+    let agent = resolve(&s, &agent).await?;
+    let steps = capability::history(&s.db, agent.id, &q.run, q.window).await?;
+    Ok(Json(Capability {
+        agent_id: agent.id,
+        agent: agent.name,
+        run: q.run,
+        window: q.window,
+        capability: steps.last().map(|c| c.capability),
+        steps,
+    }))
+}

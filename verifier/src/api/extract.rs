@@ -1,0 +1,157 @@
+//! Request extractors whose errors name the offending field (`rollouts[2].task_id`).
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// A JSON body, parsed with field paths in errors (400 for unreadable JSON, 422 for bad values).
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = body_bytes(req, state).await?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// Reads the whole body, turning an over-limit body into a 413.
+pub async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state)
+        .await
+        .map_err(|e| ApiError::Invalid {
+            field: None,
+            message: e.body_text(),
+            status: e.status(),
+        })
+}
+
+/// Parses JSON, reporting where it failed.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let status = if inner.is_syntax() || inner.is_eof() {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::UNPROCESSABLE_ENTITY
+        };
+        invalid(path, inner.to_string(), status)
+    })?;
+    de.end()
+        .map_err(|e| invalid(".".into(), e.to_string(), StatusCode::BAD_REQUEST))?;
+    Ok(value)
+}
+
+/// A query string, parsed with the parameter name in errors (422).
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or_default();
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(ApiQuery)
+            .map_err(|e| {
+                let path = e.path().to_string();
+                invalid(
+                    path,
+                    e.into_inner().to_string(),
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                )
+            })
+    }
+}
+
+/// Builds the error, completing the path with the field serde names in "missing field `x`".
+fn invalid(path: String, message: String, status: StatusCode) -> ApiError {
+    let named = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|p| message.split_once(p))
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(name, _)| name.to_string());
+    let field = match (path.as_str(), named) {
+        (".", Some(name)) => Some(name),
+        (".", None) => None,
+        (p, Some(name)) if !p.ends_with(name.as_str()) => Some(format!("{p}.{name}")),
+        (p, _) => Some(p.to_string()),
+    };
+    let message = match &field {
+        Some(f) => format!("{f}: {message}"),
+        None => message,
+    };
+    ApiError::Invalid {
+        field,
+        message,
+        status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Item {
+        task_id: uuid::Uuid,
+        step: i64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Batch {
+        items: Vec<Item>,
+    }
+
+    fn field_of(body: &str) -> (Option<String>, StatusCode) {
+        match parse_json::<Batch>(body.as_bytes()) {
+            Err(ApiError::Invalid { field, status, .. }) => (field, status),
+            other => panic!("expected an invalid-request error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let ok = r#"{"items":[{"task_id":"67e55044-10b1-426f-9247-bb680e5fe0c8","step":1}]}"#;
+        assert!(parse_json::<Batch>(ok.as_bytes()).is_ok());
+        let bad_uuid = r#"{"items":[{"task_id":"67e55044-10b1-426f-9247-bb680e5fe0c8","step":1},{"task_id":"x","step":1}]}"#;
+        assert_eq!(
+            field_of(bad_uuid),
+            (
+                Some("items[1].task_id".into()),
+                StatusCode::UNPROCESSABLE_ENTITY
+            )
+        );
+        let missing = r#"{"items":[{"step":1}]}"#;
+        assert_eq!(
+            field_of(missing),
+            (
+                Some("items[0].task_id".into()),
+                StatusCode::UNPROCESSABLE_ENTITY
+            )
+        );
+        let unknown =
+            r#"{"items":[{"task_id":"67e55044-10b1-426f-9247-bb680e5fe0c8","step":1,"stpe":2}]}"#;
+        assert_eq!(field_of(unknown).0.as_deref(), Some("items[0].stpe"));
+        assert_eq!(field_of("{\"items\": [").1, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            field_of(r#"{"items": []} trailing"#).1,
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            field_of("{}"),
+            (Some("items".into()), StatusCode::UNPROCESSABLE_ENTITY)
+        );
+    }
+}

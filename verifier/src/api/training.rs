@@ -1,0 +1,58 @@
+//! `/v1/metrics`: per-agent training metrics written by the trainer.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use super::{ApiJson, ApiQuery, AppState, check_text};
+use crate::error::ApiError;
+use crate::pool::{
+    agents,
+    training::{self, StepMetrics},
+};
+
+/// Record (or overwrite) one agent's metrics for one step.
+#[utoipa::path(post, path = "/v1/metrics", tag = "training", request_body = StepMetrics,
+    responses((status = 200, body = StepMetrics), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn record(
+    State(s): State<AppState>,
+    ApiJson(m): ApiJson<StepMetrics>,
+) -> Result<Json<StepMetrics>, ApiError> {
+    check_text("run", &m.run, 200)?;
+    if m.step < 0 {
+        return Err(ApiError::invalid("step", "step must be >= 0"));
+    }
+    if !m.extra.is_object() {
+        return Err(ApiError::invalid("extra", "extra must be a JSON object"));
+    }
+    if agents::get(&s.db, m.agent_id).await?.is_none() {
+        return Err(ApiError::not_found(
+            "agent_id",
+            format!("no agent {}", m.agent_id),
+        ));
+    }
+    Ok(Json(training::upsert(&s.db, &m).await?))
+}
+
+/// Which metrics to list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsQuery {
+    /// Training run (default `default`).
+    #[serde(default = "super::default_run")]
+    pub run: String,
+    /// Only this agent.
+    pub agent_id: Option<Uuid>,
+}
+
+/// A run's training metrics, by step.
+#[utoipa::path(get, path = "/v1/metrics", tag = "training", params(MetricsQuery),
+    responses((status = 200, body = Vec<StepMetrics>)))]
+pub async fn list(
+    State(s): State<AppState>,
+    ApiQuery(q): ApiQuery<MetricsQuery>,
+) -> Result<Json<Vec<StepMetrics>>, ApiError> {
+    Ok(Json(training::list(&s.db, &q.run, q.agent_id).await?))
+}

@@ -1,0 +1,130 @@
+//! Agents: the models that generate rollouts.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A registered agent.
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
+pub struct Agent {
+    /// Stable id.
+    pub id: Uuid,
+    /// Unique name, e.g. `qwen3-1.7b-base`.
+    pub name: String,
+    /// Model family (`llama`, `qwen3`, …).
+    pub family: Option<String>,
+    /// Parameter count.
+    pub size_params: Option<i64>,
+    /// Tokenizer identity.
+    pub tokenizer: Option<String>,
+    /// Free-form model metadata.
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+}
+
+/// An agent to register. Registering the same name again with the same fields is a no-op.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAgent {
+    /// Unique name.
+    pub name: String,
+    /// Model family.
+    #[serde(default)]
+    pub family: Option<String>,
+    /// Parameter count.
+    #[serde(default)]
+    pub size_params: Option<i64>,
+    /// Tokenizer identity.
+    #[serde(default)]
+    pub tokenizer: Option<String>,
+    /// Free-form metadata.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub metadata: Option<Value>,
+}
+
+/// The columns of [`Agent`], spliced into static SQL.
+macro_rules! columns {
+    () => {
+        "id, name, family, size_params, tokenizer, metadata, created_at"
+    };
+}
+
+/// Inserts `agent` unless one with its name exists; returns the stored agent and whether it was
+/// created now.
+pub async fn create(db: &PgPool, agent: &NewAgent) -> sqlx::Result<(Agent, bool)> {
+    let inserted: Option<Agent> = sqlx::query_as(concat!(
+        "insert into agents (name, family, size_params, tokenizer, metadata)
+         values ($1, $2, $3, $4, $5) on conflict (name) do nothing returning ",
+        columns!()
+    ))
+    .bind(&agent.name)
+    .bind(&agent.family)
+    .bind(agent.size_params)
+    .bind(&agent.tokenizer)
+    .bind(
+        agent
+            .metadata
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({})),
+    )
+    .fetch_optional(db)
+    .await?;
+    match inserted {
+        Some(a) => Ok((a, true)),
+        None => Ok((
+            by_name(db, &agent.name)
+                .await?
+                .ok_or(sqlx::Error::RowNotFound)?,
+            false,
+        )),
+    }
+}
+
+/// Whether a stored agent matches a registration request.
+pub fn same(stored: &Agent, new: &NewAgent) -> bool {
+    stored.family == new.family
+        && stored.size_params == new.size_params
+        && stored.tokenizer == new.tokenizer
+        && new.metadata.as_ref().is_none_or(|m| *m == stored.metadata)
+}
+
+/// All agents, by name.
+pub async fn list(db: &PgPool) -> sqlx::Result<Vec<Agent>> {
+    sqlx::query_as(concat!("select ", columns!(), " from agents order by name"))
+        .fetch_all(db)
+        .await
+}
+
+/// The agent with `id`.
+pub async fn get(db: &PgPool, id: Uuid) -> sqlx::Result<Option<Agent>> {
+    sqlx::query_as(concat!("select ", columns!(), " from agents where id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+/// The agent called `name`.
+pub async fn by_name(db: &PgPool, name: &str) -> sqlx::Result<Option<Agent>> {
+    sqlx::query_as(concat!(
+        "select ",
+        columns!(),
+        " from agents where name = $1"
+    ))
+    .bind(name)
+    .fetch_optional(db)
+    .await
+}
+
+/// Which of `ids` exist.
+pub async fn existing(db: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<Uuid>> {
+    sqlx::query_scalar("select id from agents where id = any($1)")
+        .bind(ids)
+        .fetch_all(db)
+        .await
+}

@@ -1,0 +1,86 @@
+//! Training metrics written by the trainer, one row per (run, agent, step).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// Metrics of one agent's update in one step.
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepMetrics {
+    /// Training run.
+    pub run: String,
+    /// Agent updated.
+    pub agent_id: Uuid,
+    /// Training step.
+    pub step: i64,
+    /// Mean loss.
+    #[serde(default)]
+    pub loss: Option<f64>,
+    /// Mean reward of the agent's own rollouts.
+    #[serde(default)]
+    pub reward_mean: Option<f64>,
+    /// Accuracy of the agent's own rollouts.
+    #[serde(default)]
+    pub accuracy: Option<f64>,
+    /// Fraction of terms clipped.
+    #[serde(default)]
+    pub clip_fraction: Option<f64>,
+    /// KL to the reference policy.
+    #[serde(default)]
+    pub kl: Option<f64>,
+    /// Gradient norm before clipping.
+    #[serde(default)]
+    pub grad_norm: Option<f64>,
+    /// Anything else (capability, ω, timings).
+    #[serde(default = "empty_object")]
+    #[schema(value_type = Object)]
+    pub extra: Value,
+    /// When it was written (set by the server).
+    #[serde(default, skip_deserializing)]
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Writes (or overwrites: a resumed step recomputes its metrics) one row.
+pub async fn upsert(db: &PgPool, m: &StepMetrics) -> sqlx::Result<StepMetrics> {
+    sqlx::query_as(
+        "insert into train_metrics (run, agent_id, step, loss, reward_mean, accuracy, clip_fraction, kl, grad_norm, extra)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         on conflict (run, agent_id, step) do update set loss = excluded.loss,
+             reward_mean = excluded.reward_mean, accuracy = excluded.accuracy,
+             clip_fraction = excluded.clip_fraction, kl = excluded.kl,
+             grad_norm = excluded.grad_norm, extra = excluded.extra, created_at = now()
+         returning *",
+    )
+    .bind(&m.run)
+    .bind(m.agent_id)
+    .bind(m.step)
+    .bind(m.loss)
+    .bind(m.reward_mean)
+    .bind(m.accuracy)
+    .bind(m.clip_fraction)
+    .bind(m.kl)
+    .bind(m.grad_norm)
+    .bind(&m.extra)
+    .fetch_one(db)
+    .await
+}
+
+/// All metrics of `run`, optionally for one agent, by step.
+pub async fn list(db: &PgPool, run: &str, agent: Option<Uuid>) -> sqlx::Result<Vec<StepMetrics>> {
+    sqlx::query_as(
+        "select * from train_metrics where run = $1 and ($2::uuid is null or agent_id = $2)
+         order by step, agent_id",
+    )
+    .bind(run)
+    .bind(agent)
+    .fetch_all(db)
+    .await
+}

@@ -1,0 +1,155 @@
+//! Scoring a response against a task's reference: math answers in-process, programs in the
+//! sandbox. Stateless; the pool records what comes out.
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::code;
+use crate::math;
+use crate::task::Reference;
+
+/// Whether a score says something about the response, or the judge itself failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoreStatus {
+    /// The response was judged.
+    Scored,
+    /// The judge failed (e.g. sandbox internal error); the reward is 0 and means nothing.
+    JudgeError,
+}
+
+impl ScoreStatus {
+    /// The name stored in `rollouts.status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Scored => "scored",
+            Self::JudgeError => "judge_error",
+        }
+    }
+}
+
+/// The outcome of scoring one response.
+#[derive(Debug, Clone)]
+pub struct Score {
+    /// Reward in [0, 1].
+    pub reward: f64,
+    /// Whether the response is fully correct.
+    pub correct: bool,
+    /// Whether the judge could judge.
+    pub status: ScoreStatus,
+    /// The full verdict (with reference-side details; see [`redact`]).
+    pub verdict: Value,
+}
+
+/// Scores responses; one per service, shared by all requests.
+pub struct Scorer {
+    code: code::Judge,
+    math: math::Options,
+}
+
+impl Scorer {
+    /// A scorer using `code` for programs and `math` options for answers.
+    pub fn new(code: code::Judge, math: math::Options) -> Self {
+        Self { code, math }
+    }
+
+    /// The math options used for rollouts.
+    pub fn math_options(&self) -> &math::Options {
+        &self.math
+    }
+
+    /// The code judge.
+    pub fn code(&self) -> &code::Judge {
+        &self.code
+    }
+
+    /// Scores a math answer against a reference answer; cheap and synchronous.
+    pub fn score_math(&self, reference: &str, response: &str) -> Score {
+        let v = math::verify(reference, response, &self.math);
+        metrics::counter!("verifier_verifications_total", "kind" => "math", "outcome" => outcome(v.correct, false)).increment(1);
+        Score {
+            reward: v.reward.clamp(0.0, 1.0),
+            correct: v.correct,
+            status: ScoreStatus::Scored,
+            verdict: tagged(
+                "math",
+                serde_json::to_value(&v).expect("verdicts serialize"),
+            ),
+        }
+    }
+
+    /// Scores `response` to a task with `prompt` and `reference`.
+    pub async fn score(&self, reference: &Reference, prompt: &str, response: &str) -> Score {
+        match reference {
+            Reference::Math(m) => self.score_math(&m.answer, response),
+            Reference::Code(c) => {
+                let v = self.code.judge(c, prompt, response).await;
+                let status = if v.internal_error() {
+                    ScoreStatus::JudgeError
+                } else {
+                    ScoreStatus::Scored
+                };
+                metrics::counter!("verifier_verifications_total", "kind" => "code", "outcome" => outcome(v.correct, v.internal_error())).increment(1);
+                Score {
+                    reward: v.reward.clamp(0.0, 1.0),
+                    correct: v.correct,
+                    status,
+                    verdict: tagged(
+                        "code",
+                        serde_json::to_value(&v).expect("verdicts serialize"),
+                    ),
+                }
+            }
+        }
+    }
+}
+
+fn outcome(correct: bool, judge_error: bool) -> &'static str {
+    match (judge_error, correct) {
+        (true, _) => "judge_error",
+        (false, true) => "correct",
+        (false, false) => "incorrect",
+    }
+}
+
+fn tagged(kind: &str, verdict: Value) -> Value {
+    match verdict {
+        Value::Object(mut m) => {
+            m.insert("kind".into(), Value::String(kind.into()));
+            Value::Object(m)
+        }
+        other => serde_json::json!({ "kind": kind, "verdict": other }),
+    }
+}
+
+/// Removes reference-side details (gold answers, expected outputs) from a stored verdict, so
+/// that rollout APIs never reveal answers: keys starting with `reference` or `expected` go.
+pub fn redact(verdict: &Value) -> Value {
+    match verdict {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !k.starts_with("reference") && !k.starts_with("expected"))
+                .map(|(k, v)| (k.clone(), redact(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn redaction_drops_reference_side_keys_at_any_depth() {
+        let v = json!({"correct": true, "reference_answer": "18", "response_answer": "18",
+                       "cases": [{"status": "failed", "expected": "3", "got": "4"}]});
+        assert_eq!(
+            redact(&v),
+            json!({"correct": true, "response_answer": "18", "cases": [{"status": "failed", "got": "4"}]})
+        );
+    }
+}
