@@ -25,7 +25,7 @@ pub const MAX_COMPARISONS: u32 = 10_000;
 const MAX_PLUS_MINUS: usize = 3;
 /// Relative tolerance for values that are meant to be exact but are computed in floating point.
 const TIGHT_REL: f64 = 1e-11;
-const TIGHT_ABS: f64 = 1e-12;
+const TIGHT_ABS: f64 = 1e-14;
 
 /// The outcome of a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,7 +36,14 @@ pub fn exact(e: &Expr, vals: Assignment<'_, Rational>) -> Option<Rational> {
         }
         Expr::Neg(a) => Some(-exact(a, vals)?),
         Expr::Div(a, b) => number::div(&exact(a, vals)?, &exact(b, vals)?),
-        Expr::Pow(a, b) => number::pow(&exact(a, vals)?, &exact(b, vals)?),
+        Expr::Pow(a, b) => {
+            let e = exact(b, vals)?;
+            // `π^0 = 1` even though π itself is not rational (as sympy evaluates `x**0`).
+            if e.is_zero() && approx(a, &[]).is_some_and(|v| v.abs() > 0.0) {
+                return Some(Rational::from_integer(1.into()));
+            }
+            number::pow(&exact(a, vals)?, &e)
+        }
         Expr::Percent(a) => number::div(&exact(a, vals)?, &Rational::from_integer(100.into())),
         Expr::Func(f, args) => exact_func(*f, args, vals),
         _ => None,
