@@ -199,3 +199,32 @@ fn same_verdicts_from_many_threads() {
         }
     });
 }
+
+#[test]
+fn long_operator_chains_stay_shallow() {
+    // Operators that nest the tree without recursing in the parser (`5!!!…`, `a/b/c/…`,
+    // `a ± b ± …`) are bounded like recursion, so grading needs little stack.
+    let chains = [
+        format!("\\boxed{{5{}}}", "!".repeat(1000)),
+        format!("\\boxed{{5{}}}", "\\%".repeat(1000)),
+        format!("\\boxed{{1{}}}", "/1".repeat(1000)),
+        format!("\\boxed{{1{}}}", "\\pm 1".repeat(1000)),
+        format!("\\boxed{{x{}}}", "'".repeat(1000)),
+        format!("\\boxed{{{}1{}}}", "\\frac{".repeat(60), "}{2}".repeat(60)),
+        format!("\\boxed{{{}}}", "-".repeat(3000)),
+        format!("\\boxed{{2{}}}", "^{2".repeat(500)),
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            for c in &chains {
+                let v = verify("1", c, &Options::default());
+                assert_eq!(v.reward, if v.correct { 1.0 } else { 0.0 });
+                verify(c, c, &Options::default());
+            }
+        })
+        .expect("spawn");
+    handle
+        .join()
+        .expect("graded within a 2 MiB stack (tokio blocking threads have 2 MiB)");
+}

@@ -250,6 +250,7 @@ impl Parser {
 
     fn sum(&mut self) -> Result<Expr, ParseError> {
         let mut acc = self.term()?;
+        let mut plus_minus = 0usize;
         loop {
             match self.peek() {
                 Some(Tok::Plus) => {
@@ -277,6 +278,10 @@ impl Parser {
                 Some(Tok::PlusMinus) => {
                     self.pos += 1;
                     let t = self.term()?;
+                    plus_minus += 1;
+                    if plus_minus > MAX_DEPTH {
+                        return Err(ParseError::TooDeep);
+                    }
                     acc = Expr::PlusMinus(Box::new(acc), Box::new(t));
                 }
                 _ => return Ok(acc),
@@ -302,6 +307,7 @@ impl Parser {
 
     fn term(&mut self) -> Result<Expr, ParseError> {
         let mut acc = self.unary()?;
+        let mut divisions = 0usize;
         loop {
             match self.peek() {
                 Some(Tok::Times) => {
@@ -312,6 +318,11 @@ impl Parser {
                 Some(Tok::Divide) => {
                     self.pos += 1;
                     let f = self.unary()?;
+                    // `a/b/c/…` nests to the left: bound it like recursion.
+                    divisions += 1;
+                    if divisions > MAX_DEPTH {
+                        return Err(ParseError::TooDeep);
+                    }
                     acc = Expr::Div(Box::new(acc), Box::new(f));
                 }
                 _ if self.starts_factor() => {
@@ -361,8 +372,7 @@ impl Parser {
         if self.eat(&Tok::Caret) {
             let exp = self.exponent()?;
             let mut e = Expr::Pow(Box::new(base), Box::new(exp));
-            e = self.postfix_ops(e);
-            return Ok(e);
+            return self.postfix_ops(e);
         }
         Ok(base)
     }
@@ -390,11 +400,17 @@ impl Parser {
 
     fn postfix(&mut self) -> Result<Expr, ParseError> {
         let p = self.primary()?;
-        Ok(self.postfix_ops(p))
+        self.postfix_ops(p)
     }
 
-    fn postfix_ops(&mut self, mut e: Expr) -> Expr {
+    fn postfix_ops(&mut self, mut e: Expr) -> Result<Expr, ParseError> {
+        // Each operator nests the tree one level deeper (`5!!!…`): bound it like recursion.
+        let mut nest = 0usize;
         loop {
+            if nest > MAX_DEPTH {
+                return Err(ParseError::TooDeep);
+            }
+            nest += 1;
             match self.peek() {
                 // `!` directly before `=` was already lexed as `≠`.
                 Some(Tok::Bang) => {
@@ -412,7 +428,7 @@ impl Parser {
                         other => other,
                     };
                 }
-                _ => return e,
+                _ => return Ok(e),
             }
         }
     }
