@@ -371,7 +371,7 @@ impl Parser {
         let base = self.postfix()?;
         if self.eat(&Tok::Caret) {
             let exp = self.exponent()?;
-            let mut e = Expr::Pow(Box::new(base), Box::new(exp));
+            let e = Expr::Pow(Box::new(base), Box::new(exp));
             return self.postfix_ops(e);
         }
         Ok(base)
