@@ -1,21 +1,101 @@
-//! Math answer checking: extract the final answer from a response and decide whether it is
-//! equivalent to the reference. Pure, deterministic, no I/O.
+//! Math answer checking: extract the final answer from a reference and a response, parse both
+//! (LaTeX or plain text), and decide whether they are equivalent — and say why.
+//!
+//! Pure and deterministic: no I/O, no global state, no timeouts. Work is bounded by
+//! construction (input length, nesting depth, number sizes, an evaluation budget), so any
+//! input is graded in bounded time and never panics. Safe to call from many threads at once.
+
+pub mod equivalence;
+pub mod evaluate;
+pub mod expr;
+pub mod extract;
+pub mod number;
+pub mod parse;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+pub use extract::Source;
+
+/// Only the last this many bytes of a text are searched for an answer.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// How `50%` relates to plain numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PercentPolicy {
+    /// `50%` equals both `0.5` and `50` (Math-Verify's behaviour).
+    #[default]
+    Both,
+    /// `50%` equals `0.5` only.
+    Fraction,
+    /// The percent sign is ignored: `50%` equals `50` only.
+    Number,
+}
 
 /// Knobs of the equivalence check; the defaults suit GSM8K/MATH-style grading.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
-    /// Relative tolerance for numeric comparison.
+    /// Relative tolerance when a side is written as a decimal (`0.333333` vs `1/3`).
     pub rel_tol: f64,
+    /// Absolute tolerance added to the relative one (0 by default, so that `3.9e-10` and
+    /// `3.9e-11` differ; Math-Verify's fixed rounding to 6 decimals would call them equal).
+    pub abs_tol: f64,
+    /// A decimal also matches when it agrees to this many decimal places (half a unit in the
+    /// last place), as Math-Verify's rounding does: `0.033333` for `1/30`. Applies only to
+    /// values of magnitude at least 0.001, so tiny values still compare relatively; 0 disables.
+    pub decimal_places: u32,
+    /// How percentages compare with plain numbers.
+    pub percent: PercentPolicy,
+    /// Points at which expressions with variables are evaluated (clamped to 3..=32).
+    pub symbolic_points: u32,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { rel_tol: 1e-6 }
+        Self {
+            rel_tol: 1e-7,
+            abs_tol: 0.0,
+            decimal_places: 6,
+            percent: PercentPolicy::Both,
+            symbolic_points: 8,
+        }
     }
+}
+
+/// The rule that decided a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Exact rational arithmetic (or identical expressions).
+    Exact,
+    /// Numeric comparison within tolerance (decimals, irrational constants).
+    Numeric,
+    /// Evaluation of expressions with variables at deterministic random points.
+    Symbolic,
+    /// Equations compared as proportional `lhs - rhs`.
+    Equation,
+    /// Inequalities compared as positively proportional `lhs - rhs` with the same direction.
+    Inequality,
+    /// Sets and lists of answers, order-free.
+    Set,
+    /// Tuples and points, in order.
+    Tuple,
+    /// Intervals (ends and their openness) and unions of intervals.
+    Interval,
+    /// Matrices and vectors, element by element.
+    Matrix,
+    /// Text answers after normalisation.
+    Text,
+    /// Normalised strings (when a side cannot be parsed as mathematics).
+    String,
+    /// Different kinds of answer (a set against a number, …).
+    Structure,
+    /// No answer could be found on one side.
+    NoAnswer,
+    /// The comparison hit its work bound and was judged incorrect.
+    Limit,
 }
 
 /// What the checker decided and why.
@@ -29,57 +109,182 @@ pub struct Verdict {
     pub reference_answer: Option<String>,
     /// The answer extracted from the response.
     pub response_answer: Option<String>,
-    /// The rule that decided (`numeric`, `string`, `no_answer`).
-    pub rule: String,
+    /// Where in the reference the answer was found.
+    pub reference_source: Option<Source>,
+    /// Where in the response the answer was found.
+    pub response_source: Option<Source>,
+    /// The reference answer as parsed (normalised notation).
+    pub reference_normalized: Option<String>,
+    /// The response answer as parsed (normalised notation).
+    pub response_normalized: Option<String>,
+    /// The rule that decided.
+    pub rule: Rule,
+    /// Why a side could not be parsed, when that happened.
+    pub note: Option<String>,
+}
+
+/// One side after extraction and parsing.
+struct Side {
+    extraction: Option<extract::Extraction>,
+    parsed: Option<Result<expr::Expr, parse::ParseError>>,
+}
+
+/// The tail of `text` within [`MAX_TEXT_BYTES`], cut at a character boundary.
+fn tail(text: &str) -> &str {
+    if text.len() <= MAX_TEXT_BYTES {
+        return text;
+    }
+    let mut start = text.len() - MAX_TEXT_BYTES;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+fn analyse(text: &str) -> Side {
+    let extraction = extract::extract(tail(text));
+    let parsed = extraction.as_ref().map(|ex| {
+        if ex.answers.len() == 1 {
+            return parse::parse_answer(&ex.answers[0]);
+        }
+        // Several boxed answers form one set.
+        let mut items = Vec::new();
+        for a in &ex.answers {
+            match parse::parse_answer(a)? {
+                expr::Expr::List(v) | expr::Expr::Set(v) => items.extend(v),
+                e => items.push(e),
+            }
+        }
+        Ok(expr::Expr::Set(items))
+    });
+    Side { extraction, parsed }
+}
+
+/// Normalised raw text for the string fallback: no spaces, no spacing commands.
+fn normalise_raw(s: &str) -> String {
+    let mut t = s.to_string();
+    for pat in [
+        "\\left",
+        "\\right",
+        "\\!",
+        "\\,",
+        "\\;",
+        "\\:",
+        "\\displaystyle",
+        "$",
+    ] {
+        t = t.replace(pat, "");
+    }
+    t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
+    t.retain(|c| !c.is_whitespace());
+    t.trim_end_matches('.').to_string()
 }
 
 /// Grades `response` against `reference` (both go through the same extraction).
 pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
-    let reference_answer = extract(reference);
-    let response_answer = extract(response);
-    let (correct, rule) = match (&reference_answer, &response_answer) {
-        (Some(r), Some(a)) => match (number(r), number(a)) {
-            (Some(x), Some(y)) => (
-                (x - y).abs() <= options.rel_tol * x.abs().max(1.0),
-                "numeric",
-            ),
-            _ => (r == a, "string"),
-        },
-        _ => (false, "no_answer"),
+    let gold = analyse(reference);
+    let pred = analyse(response);
+    let mut verdict = Verdict {
+        correct: false,
+        reward: 0.0,
+        reference_answer: gold.extraction.as_ref().map(extract::Extraction::joined),
+        response_answer: pred.extraction.as_ref().map(extract::Extraction::joined),
+        reference_source: gold.extraction.as_ref().map(|e| e.source),
+        response_source: pred.extraction.as_ref().map(|e| e.source),
+        reference_normalized: None,
+        response_normalized: None,
+        rule: Rule::NoAnswer,
+        note: None,
     };
-    Verdict {
-        correct,
-        reward: if correct { 1.0 } else { 0.0 },
-        reference_answer,
-        response_answer,
-        rule: rule.to_string(),
+    let (Some(g), Some(p)) = (&gold.parsed, &pred.parsed) else {
+        verdict.note = Some(
+            match (&gold.extraction, &pred.extraction) {
+                (None, _) => "no answer found in the reference",
+                _ => "no answer found in the response",
+            }
+            .to_string(),
+        );
+        return verdict;
+    };
+    if let Ok(e) = g {
+        verdict.reference_normalized = Some(e.to_string());
     }
-}
-
-fn extract(text: &str) -> Option<String> {
-    if let Some(start) = text.rfind("\\boxed{") {
-        let body = &text[start + 7..];
-        let mut depth = 1;
-        for (i, c) in body.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(body[..i].trim().to_string());
-                    }
-                }
-                _ => {}
+    if let Ok(e) = p {
+        verdict.response_normalized = Some(e.to_string());
+    }
+    let decision = match (g, p) {
+        (Ok(g), Ok(p)) => equivalence::equivalent(g, p, options),
+        (g, p) => {
+            let side = |r: &Result<expr::Expr, parse::ParseError>, name: &str| {
+                r.as_ref().err().map(|e| format!("{name}: {e}"))
+            };
+            let notes: Vec<String> = [side(g, "reference"), side(p, "response")]
+                .into_iter()
+                .flatten()
+                .collect();
+            verdict.note = Some(notes.join("; "));
+            let a = normalise_raw(verdict.reference_answer.as_deref().unwrap_or(""));
+            let b = normalise_raw(verdict.response_answer.as_deref().unwrap_or(""));
+            equivalence::Decision {
+                equal: !a.is_empty() && a == b,
+                rule: Rule::String,
             }
         }
-    }
-    if let Some(i) = text.rfind("####") {
-        return Some(text[i + 4..].trim().to_string());
-    }
-    let trimmed = text.trim();
-    (!trimmed.is_empty()).then(|| trimmed.to_string())
+    };
+    verdict.correct = decision.equal;
+    verdict.reward = if decision.equal { 1.0 } else { 0.0 };
+    verdict.rule = decision.rule;
+    verdict
 }
 
-fn number(s: &str) -> Option<f64> {
-    s.replace([',', '$'], "").trim().parse().ok()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(reference: &str, response: &str) -> bool {
+        verify(reference, response, &Options::default()).correct
+    }
+
+    #[test]
+    fn core_cases() {
+        assert!(check("18", "The answer is $\\boxed{18}$."));
+        assert!(check("#### 1,234", "so 1234"));
+        assert!(check("\\frac{1}{2}", "0.5"));
+        assert!(!check("\\frac{1}{3}", "0.33"));
+        assert!(!check("1-\\frac{1}{e}", "1+\\frac{1}{e}"));
+        assert!(check("(x+1)^2", "x^2+2x+1"));
+        assert!(check("\\tan^2(y)+1", "\\sec^2(y)"));
+        assert!(check("x \\le 1", "-x \\ge -1"));
+        assert!(check("\\{1,2\\}", "x=2, x=1"));
+        assert!(check("x = 5", "5"));
+        assert!(check("50\\%", "0.5"));
+        assert!(check("\\text{Yes}", "yes"));
+    }
+
+    #[test]
+    fn verdict_explains() {
+        let v = verify(
+            "\\boxed{\\frac12}",
+            "I get \\boxed{0.5}",
+            &Options::default(),
+        );
+        assert!(v.correct);
+        assert_eq!(v.reference_answer.as_deref(), Some("\\frac12"));
+        assert_eq!(v.response_answer.as_deref(), Some("0.5"));
+        assert_eq!(v.rule, Rule::Numeric);
+        assert_eq!(v.reference_source, Some(Source::Boxed));
+        assert!(v.reference_normalized.is_some());
+        let none = verify("5", "", &Options::default());
+        assert_eq!(none.rule, Rule::NoAnswer);
+        assert!(!none.correct);
+    }
+
+    #[test]
+    fn options_deserialise_with_defaults() {
+        let o: Options = serde_json::from_str(r#"{"percent":"fraction"}"#).unwrap();
+        assert_eq!(o.percent, PercentPolicy::Fraction);
+        assert_eq!(o.symbolic_points, 8);
+        assert!(!verify("50\\%", "50", &o).correct);
+        assert!(serde_json::from_str::<Options>(r#"{"bogus":1}"#).is_err());
+    }
 }

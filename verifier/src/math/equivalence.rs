@@ -1,0 +1,840 @@
+//! Deciding whether two parsed answers mean the same thing, and by which rule.
+//!
+//! Scalars are compared exactly over the rationals when both sides are rational, numerically
+//! (with tolerance) when a side is written as a decimal or is irrational, and symbolically by
+//! evaluating both sides at deterministic pseudo-random points (exact rational points first,
+//! complex floating point where exact evaluation is impossible). All work is metered by a
+//! budget, so a hostile answer costs a bounded amount of time.
+
+use std::borrow::Cow;
+use std::ops::{Div, Sub};
+
+use num_traits::{Signed, Zero};
+
+use super::evaluate::{approx, exact};
+use super::expr::{Constant, Expr, RelOp};
+use super::number::{self, Complex, Rational};
+use super::parse::normalise_text;
+use super::{Options, PercentPolicy, Rule};
+
+/// Evaluation work (expression nodes evaluated) one verification may spend.
+pub const WORK_BUDGET: u64 = 150_000;
+/// Most element comparisons one verification may make (sets inside sets, …).
+pub const MAX_COMPARISONS: u32 = 10_000;
+/// Most `±` signs expanded in one expression (2^3 variants).
+const MAX_PLUS_MINUS: usize = 3;
+/// Relative tolerance for values that are meant to be exact but are computed in floating point.
+const TIGHT_REL: f64 = 1e-11;
+const TIGHT_ABS: f64 = 1e-14;
+
+/// The outcome of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the answers are equivalent.
+    pub equal: bool,
+    /// The rule that decided.
+    pub rule: Rule,
+}
+
+const fn decide(equal: bool, rule: Rule) -> Decision {
+    Decision { equal, rule }
+}
+
+/// Compares a gold answer with a predicted one.
+pub fn equivalent(gold: &Expr, pred: &Expr, options: &Options) -> Decision {
+    let rel_tol = if options.rel_tol.is_finite() {
+        options.rel_tol.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let abs_tol = if options.abs_tol.is_finite() {
+        options.abs_tol.clamp(0.0, 1e300)
+    } else {
+        0.0
+    };
+    let places_tol = if options.decimal_places == 0 {
+        0.0
+    } else {
+        0.5 * 10f64.powi(-i32::try_from(options.decimal_places.min(300)).unwrap_or(300))
+    };
+    let mut cmp = Comparer {
+        rel_tol,
+        abs_tol,
+        places_tol,
+        percent: options.percent,
+        points: options.symbolic_points.clamp(3, 32),
+        work: WORK_BUDGET,
+        comparisons: MAX_COMPARISONS,
+    };
+    cmp.top(gold, pred)
+}
+
+struct Comparer {
+    rel_tol: f64,
+    abs_tol: f64,
+    places_tol: f64,
+    percent: PercentPolicy,
+    points: u32,
+    work: u64,
+    comparisons: u32,
+}
+
+fn is_equation(e: &Expr) -> bool {
+    matches!(e, Expr::Rel { ops, .. } if ops.iter().all(|o| *o == RelOp::Eq))
+}
+
+/// `x = …`, `f(x) = …`, `xy = …`: an equation whose left side is only variables.
+fn is_assignment(e: &Expr) -> bool {
+    fn only_symbols(e: &Expr) -> bool {
+        match e {
+            Expr::Sym(_) => true,
+            Expr::Mul(v) => v.iter().all(only_symbols),
+            _ => false,
+        }
+    }
+    match e {
+        Expr::Rel { sides, .. } if is_equation(e) => sides.first().is_some_and(only_symbols),
+        _ => false,
+    }
+}
+
+fn last_side(e: &Expr) -> &Expr {
+    match e {
+        Expr::Rel { sides, .. } => sides.last().unwrap_or(e),
+        _ => e,
+    }
+}
+
+fn contains_plus_minus(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |n| found |= matches!(n, Expr::PlusMinus(..)));
+    found
+}
+
+/// All sign choices of the `±` in a scalar expression.
+fn sign_variants(e: &Expr) -> Vec<Expr> {
+    fn go(e: &Expr) -> Vec<Expr> {
+        match e {
+            Expr::PlusMinus(a, b) => {
+                let mut out = Vec::new();
+                for x in go(a) {
+                    for y in go(b) {
+                        out.push(Expr::Add(vec![x.clone(), y.clone()]));
+                        out.push(Expr::Add(vec![x.clone(), Expr::Neg(Box::new(y))]));
+                    }
+                }
+                out
+            }
+            Expr::Neg(a) => go(a).into_iter().map(|x| Expr::Neg(Box::new(x))).collect(),
+            Expr::Add(v) | Expr::Mul(v) => {
+                let mut acc: Vec<Vec<Expr>> = vec![Vec::new()];
+                for t in v {
+                    let vs = go(t);
+                    acc = acc
+                        .into_iter()
+                        .flat_map(|prefix| {
+                            vs.iter().map(move |x| {
+                                let mut p = prefix.clone();
+                                p.push(x.clone());
+                                p
+                            })
+                        })
+                        .collect();
+                }
+                acc.into_iter()
+                    .map(|v| match e {
+                        Expr::Add(_) => Expr::Add(v),
+                        _ => Expr::Mul(v),
+                    })
+                    .collect()
+            }
+            Expr::Div(a, b) | Expr::Pow(a, b) => {
+                let mut out = Vec::new();
+                for x in go(a) {
+                    for y in go(b) {
+                        out.push(match e {
+                            Expr::Div(..) => Expr::Div(Box::new(x.clone()), Box::new(y)),
+                            _ => Expr::Pow(Box::new(x.clone()), Box::new(y)),
+                        });
+                    }
+                }
+                out
+            }
+            Expr::Func(f, args) if args.len() == 1 => go(&args[0])
+                .into_iter()
+                .map(|x| Expr::Func(*f, vec![x]))
+                .collect(),
+            other => vec![other.clone()],
+        }
+    }
+    let mut count = 0;
+    e.walk(&mut |n| count += usize::from(matches!(n, Expr::PlusMinus(..))));
+    if count == 0 || count > MAX_PLUS_MINUS {
+        return vec![e.clone()];
+    }
+    go(e)
+}
+
+/// Turns `a ± b` into the set `{a + b, a - b}` (inside lists and equations too).
+fn expand_plus_minus(e: &Expr) -> Cow<'_, Expr> {
+    if !contains_plus_minus(e) {
+        return Cow::Borrowed(e);
+    }
+    match e {
+        Expr::List(items) | Expr::Set(items) => {
+            let mut out = Vec::new();
+            for it in items {
+                match expand_plus_minus(it).into_owned() {
+                    Expr::Set(vs) if it.is_scalar() => out.extend(vs),
+                    x => out.push(x),
+                }
+            }
+            Cow::Owned(match e {
+                Expr::List(_) => Expr::List(out),
+                _ => Expr::Set(out),
+            })
+        }
+        Expr::Rel { sides, ops } if sides.len() == 2 => {
+            let vs = sign_variants(&sides[1]);
+            Cow::Owned(Expr::List(
+                vs.into_iter()
+                    .map(|v| Expr::Rel {
+                        sides: vec![sides[0].clone(), v],
+                        ops: ops.clone(),
+                    })
+                    .collect(),
+            ))
+        }
+        e if e.is_scalar() => {
+            let vs = sign_variants(e);
+            if vs.len() == 1 {
+                Cow::Borrowed(e)
+            } else {
+                Cow::Owned(Expr::Set(vs))
+            }
+        }
+        e => Cow::Borrowed(e),
+    }
+}
+
+/// `50%` read as a number: the variants allowed by the percent policy.
+fn percent_variants(e: &Expr, policy: PercentPolicy) -> Vec<Cow<'_, Expr>> {
+    fn strip(e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::Percent(a) => Some((**a).clone()),
+            Expr::Neg(a) => strip(a).map(|x| Expr::Neg(Box::new(x))),
+            _ => None,
+        }
+    }
+    match (strip(e), policy) {
+        (None, _) | (Some(_), PercentPolicy::Fraction) => vec![Cow::Borrowed(e)],
+        (Some(n), PercentPolicy::Number) => vec![Cow::Owned(n)],
+        (Some(n), PercentPolicy::Both) => vec![Cow::Borrowed(e), Cow::Owned(n)],
+    }
+}
+
+fn has_infinity(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |n| found |= matches!(n, Expr::Const(Constant::Infinity)));
+    found
+}
+
+fn node_count(e: &Expr) -> u64 {
+    let mut n = 0u64;
+    e.walk(&mut |_| n += 1);
+    n
+}
+
+/// A deterministic pseudo-random generator (SplitMix64): same inputs, same points, always.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = u64::try_from(hi - lo + 1).unwrap_or(1);
+        lo + i64::try_from(self.next() % span).unwrap_or(0)
+    }
+}
+
+/// The values of both sides at one point: exact when possible.
+enum PointValue {
+    Exact(Rational, Rational),
+    Approx(Complex, Complex),
+    Undefined,
+}
+
+fn is_infinite(c: Complex) -> bool {
+    c.re.is_infinite() && c.im == 0.0
+}
+
+impl Comparer {
+    fn spend(&mut self, units: u64) -> bool {
+        if self.work < units {
+            self.work = 0;
+            false
+        } else {
+            self.work -= units;
+            true
+        }
+    }
+
+    fn top(&mut self, gold: &Expr, pred: &Expr) -> Decision {
+        if self.comparisons == 0 {
+            return decide(false, Rule::Limit);
+        }
+        self.comparisons -= 1;
+        let gold = expand_plus_minus(gold);
+        let pred = expand_plus_minus(pred);
+        let (mut g, mut p) = (gold.as_ref(), pred.as_ref());
+        // `x = 5` against `5`: compare the value (the reference decides what is an assignment).
+        if is_equation(p) && !is_equation(g) {
+            p = last_side(p);
+        } else if is_assignment(g) && !is_equation(p) {
+            g = last_side(g);
+        }
+        use Expr::*;
+        match (g, p) {
+            (Text(a), Text(b)) => decide(a == b, Rule::Text),
+            (Text(a), other) | (other, Text(a)) => {
+                decide(*a == normalise_text(&other.to_string()), Rule::Text)
+            }
+            (Rel { .. }, Rel { .. }) => self.relations(g, p),
+            (Rel { .. } | List(_), Interval { .. } | Union(_))
+            | (Interval { .. } | Union(_), Rel { .. } | List(_))
+            | (Rel { .. }, Tuple(_))
+            | (Tuple(_), Rel { .. })
+                if as_interval_set(g).is_some() || as_interval_set(p).is_some() =>
+            {
+                match (as_interval_set(g), as_interval_set(p)) {
+                    (Some(a), _) if matches!(g, Rel { .. } | List(_)) => self.top(&a, p),
+                    (_, Some(b)) => self.top(g, &b),
+                    _ => decide(false, Rule::Interval),
+                }
+            }
+            (Matrix(a), Matrix(b)) => {
+                if a.len() != b.len() || a.first().map(Vec::len) != b.first().map(Vec::len) {
+                    return decide(false, Rule::Matrix);
+                }
+                let ga: Vec<&Expr> = a.iter().flatten().collect();
+                let pb: Vec<&Expr> = b.iter().flatten().collect();
+                self.ordered(&ga, &pb, Rule::Matrix)
+            }
+            (Matrix(m), Tuple(v) | List(v)) | (Tuple(v) | List(v), Matrix(m)) => {
+                let flat: Vec<&Expr> = m.iter().flatten().collect();
+                let is_vector = m.len() == 1 || m.iter().all(|r| r.len() == 1);
+                if !is_vector || flat.len() != v.len() {
+                    return decide(false, Rule::Matrix);
+                }
+                let other: Vec<&Expr> = v.iter().collect();
+                if matches!(g, Matrix(_)) {
+                    self.ordered(&flat, &other, Rule::Matrix)
+                } else {
+                    self.ordered(&other, &flat, Rule::Matrix)
+                }
+            }
+            (
+                Interval {
+                    lo: a,
+                    hi: b,
+                    lo_closed: ac,
+                    hi_closed: bc,
+                },
+                Interval {
+                    lo: c,
+                    hi: d,
+                    lo_closed: cc,
+                    hi_closed: dc,
+                },
+            ) => {
+                if ac != cc || bc != dc {
+                    return decide(false, Rule::Interval);
+                }
+                self.ordered(&[a, b], &[c, d], Rule::Interval)
+            }
+            (
+                Interval {
+                    lo,
+                    hi,
+                    lo_closed: false,
+                    hi_closed: false,
+                },
+                Tuple(v),
+            )
+            | (
+                Tuple(v),
+                Interval {
+                    lo,
+                    hi,
+                    lo_closed: false,
+                    hi_closed: false,
+                },
+            ) if v.len() == 2 => {
+                let ends = [lo.as_ref(), hi.as_ref()];
+                let other: Vec<&Expr> = v.iter().collect();
+                self.ordered(&ends, &other, Rule::Interval)
+            }
+            (Union(a), Union(b)) => self.unordered(a, b, Rule::Interval),
+            (Union(a), Interval { .. }) => {
+                self.unordered(a, std::slice::from_ref(p), Rule::Interval)
+            }
+            (Interval { .. }, Union(b)) => {
+                self.unordered(std::slice::from_ref(g), b, Rule::Interval)
+            }
+            (Tuple(a), Tuple(b)) | (Tuple(a), List(b)) | (List(a), Tuple(b)) => {
+                let ga: Vec<&Expr> = a.iter().collect();
+                let pb: Vec<&Expr> = b.iter().collect();
+                self.ordered(&ga, &pb, Rule::Tuple)
+            }
+            (Set(a) | List(a), Set(b) | List(b)) => self.unordered(a, b, Rule::Set),
+            (Set(a) | List(a), single) | (single, Set(a) | List(a))
+                if a.len() == 1 && single.is_scalar() =>
+            {
+                if matches!(g, Set(_) | List(_)) {
+                    self.top(&a[0], single)
+                } else {
+                    self.top(single, &a[0])
+                }
+            }
+            (a, b) if a.is_scalar() && b.is_scalar() => self.scalar(a, b),
+            _ => decide(false, Rule::Structure),
+        }
+    }
+
+    /// Element by element, in order.
+    fn ordered(&mut self, a: &[&Expr], b: &[&Expr], rule: Rule) -> Decision {
+        if a.len() != b.len() {
+            return decide(false, rule);
+        }
+        for (x, y) in a.iter().zip(b) {
+            let d = self.top(x, y);
+            if !d.equal {
+                return decide(false, if d.rule == Rule::Limit { d.rule } else { rule });
+            }
+        }
+        decide(true, rule)
+    }
+
+    /// The elements of a set without repeats (`{1, 1, 2}` is `{1, 2}`).
+    fn distinct<'e>(&mut self, items: &'e [Expr]) -> Result<Vec<&'e Expr>, Decision> {
+        let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
+        for x in items {
+            let mut seen = false;
+            for y in &out {
+                let d = self.top(y, x);
+                if d.rule == Rule::Limit {
+                    return Err(d);
+                }
+                if d.equal {
+                    seen = true;
+                    break;
+                }
+            }
+            if !seen {
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+
+    /// As sets: every distinct gold element matched by a distinct predicted one.
+    fn unordered(&mut self, a: &[Expr], b: &[Expr], rule: Rule) -> Decision {
+        let (a, b) = match (self.distinct(a), self.distinct(b)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(d), _) | (_, Err(d)) => return d,
+        };
+        if a.len() != b.len() {
+            return decide(false, rule);
+        }
+        let mut used = vec![false; b.len()];
+        for x in a {
+            let mut found = false;
+            for (j, y) in b.iter().enumerate() {
+                if used[j] {
+                    continue;
+                }
+                let d = self.top(x, y);
+                if d.rule == Rule::Limit {
+                    return d;
+                }
+                if d.equal {
+                    used[j] = true;
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return decide(false, rule);
+            }
+        }
+        decide(true, rule)
+    }
+
+    fn relations(&mut self, g: &Expr, p: &Expr) -> Decision {
+        let (Expr::Rel { sides: gs, ops: go }, Expr::Rel { sides: ps, ops: po }) = (g, p) else {
+            return decide(false, Rule::Structure);
+        };
+        let collapse = |sides: &[Expr], ops: &[RelOp]| -> (Vec<Expr>, Vec<RelOp>) {
+            if ops.len() > 1 && ops.iter().all(|o| *o == RelOp::Eq) {
+                let first = sides.first().cloned().unwrap_or(Expr::int(0));
+                let last = sides.last().cloned().unwrap_or(Expr::int(0));
+                (vec![first, last], vec![RelOp::Eq])
+            } else {
+                (sides.to_vec(), ops.to_vec())
+            }
+        };
+        let (gs, go) = collapse(gs, go);
+        let (mut ps, mut po) = collapse(ps, po);
+        let rule = if go.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Ne)) {
+            Rule::Equation
+        } else {
+            Rule::Inequality
+        };
+        if go.len() != po.len() {
+            return decide(false, rule);
+        }
+        // `b > x > a` reads the same as `a < x < b`.
+        let increasing = |ops: &[RelOp]| ops.iter().any(|o| matches!(o, RelOp::Lt | RelOp::Le));
+        if go.len() > 1 && increasing(&go) != increasing(&po) {
+            ps.reverse();
+            po = po.iter().rev().map(|o| o.flipped()).collect();
+        }
+        for i in 0..go.len() {
+            let d = self.single_relation(
+                (&gs[i], go[i], &gs[i + 1]),
+                (&ps[i], po[i], &ps[i + 1]),
+                rule,
+            );
+            if !d.equal {
+                return d;
+            }
+        }
+        decide(true, rule)
+    }
+
+    /// `a op b` against `c op' d`: the same operator (after flipping to `<`/`≤`) and
+    /// `a - b` proportional to `c - d` (by a positive factor for inequalities).
+    fn single_relation(
+        &mut self,
+        g: (&Expr, RelOp, &Expr),
+        p: (&Expr, RelOp, &Expr),
+        rule: Rule,
+    ) -> Decision {
+        let orient = |(a, op, b): (&Expr, RelOp, &Expr)| match op {
+            RelOp::Gt | RelOp::Ge => (b.clone(), op.flipped(), a.clone()),
+            _ => (a.clone(), op, b.clone()),
+        };
+        let (ga, gop, gb) = orient(g);
+        let (pa, pop, pb) = orient(p);
+        if gop != pop {
+            return decide(false, rule);
+        }
+        let gd = Expr::Add(vec![ga, Expr::Neg(Box::new(gb))]);
+        let pd = Expr::Add(vec![pa, Expr::Neg(Box::new(pb))]);
+        let positive = matches!(gop, RelOp::Lt | RelOp::Le);
+        let equal = self.proportional(&gd, &pd, positive);
+        if self.work == 0 {
+            return decide(false, Rule::Limit);
+        }
+        decide(equal, rule)
+    }
+
+    /// Values of both sides at the `k`-th deterministic point.
+    fn point_value(&mut self, g: &Expr, p: &Expr, symbols: &[String], k: u32) -> PointValue {
+        let cost = node_count(g) + node_count(p);
+        if !self.spend(cost) {
+            return PointValue::Undefined;
+        }
+        let mut rng = SplitMix(0x5EED_0000_0000_0000 ^ u64::from(k));
+        let exact_vals: Vec<(String, Rational)> = symbols
+            .iter()
+            .map(|s| {
+                let mut n = rng.range(-997, 997);
+                if n == 0 {
+                    n = 1;
+                }
+                let d = rng.range(1, 97);
+                (s.clone(), Rational::new(n.into(), d.into()))
+            })
+            .collect();
+        if let (Some(a), Some(b)) = (exact(g, &exact_vals), exact(p, &exact_vals)) {
+            return PointValue::Exact(a, b);
+        }
+        // Not rational here (√, π, sin, …): sample reals of both signs away from zero, so
+        // that identities true only for positive values (√(x²) = x, ln x² = 2 ln x) fail as
+        // they do for sympy's real symbols.
+        // The signs run through every pattern of the first three variables in the first
+        // eight points, so sign-dependent identities are caught deterministically.
+        let approx_vals: Vec<(String, Complex)> = symbols
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                let negative = (k >> (j % 3)) & 1 == 1;
+                let sign = if negative { -1.0 } else { 1.0 };
+                (s.clone(), Complex::real(sign * (0.25 + 2.5 * u)))
+            })
+            .collect();
+        match (approx(g, &approx_vals), approx(p, &approx_vals)) {
+            // An infinity that does not come from `\infty` is an overflow, not a value.
+            (Some(a), Some(b))
+                if (a.is_finite() || has_infinity(g)) && (b.is_finite() || has_infinity(p)) =>
+            {
+                PointValue::Approx(a, b)
+            }
+            _ => PointValue::Undefined,
+        }
+    }
+
+    fn close_exact(&self, a: &Rational, b: &Rational, decimal: bool) -> bool {
+        if a == b {
+            return true;
+        }
+        if !decimal {
+            return false;
+        }
+        let diff = number::to_f64(&(a - b)).abs();
+        let scale = number::to_f64(a).abs().max(number::to_f64(b).abs());
+        self.within_decimal_tolerance(diff, scale)
+    }
+
+    /// The tolerance for answers written with decimals: relative, or to the decimal places.
+    fn within_decimal_tolerance(&self, diff: f64, scale: f64) -> bool {
+        diff <= self.abs_tol + self.rel_tol * scale
+            || (scale >= 1e-3 && diff <= self.places_tol * (1.0 + 1e-9))
+    }
+
+    fn close_approx(&self, a: Complex, b: Complex, decimal: bool) -> bool {
+        if is_infinite(a) || is_infinite(b) {
+            return is_infinite(a) && is_infinite(b) && a.re.signum() == b.re.signum();
+        }
+        if !a.is_finite() || !b.is_finite() {
+            return false;
+        }
+        if decimal {
+            return self.within_decimal_tolerance(a.sub(b).abs(), a.abs().max(b.abs()));
+        }
+        number::close(a, b, TIGHT_REL, TIGHT_ABS)
+    }
+
+    /// Whether `g = c · p` for one constant `c` (positive when `positive`) at every point.
+    fn proportional(&mut self, g: &Expr, p: &Expr, positive: bool) -> bool {
+        let mut symbols = g.symbols();
+        symbols.extend(p.symbols());
+        symbols.sort();
+        symbols.dedup();
+        let decimal = g.has_decimal() || p.has_decimal();
+        let mut ratio: Option<PointValue> = None;
+        let mut valid = 0;
+        let attempts = if symbols.is_empty() {
+            1
+        } else {
+            self.points * 3
+        };
+        for k in 0..attempts {
+            if valid >= self.points {
+                break;
+            }
+            match self.point_value(g, p, &symbols, k) {
+                PointValue::Exact(a, b) => {
+                    if a.is_zero() && b.is_zero() {
+                        continue;
+                    }
+                    if a.is_zero() || b.is_zero() {
+                        return false;
+                    }
+                    let r = a / b;
+                    if positive && r.is_negative() {
+                        return false;
+                    }
+                    match &ratio {
+                        None => ratio = Some(PointValue::Exact(r.clone(), r)),
+                        Some(PointValue::Exact(r0, _)) => {
+                            if !self.close_exact(r0, &r, decimal) {
+                                return false;
+                            }
+                        }
+                        Some(PointValue::Approx(r0, _)) => {
+                            if !self.close_approx(*r0, Complex::real(number::to_f64(&r)), decimal) {
+                                return false;
+                            }
+                        }
+                        Some(PointValue::Undefined) => {}
+                    }
+                    valid += 1;
+                }
+                PointValue::Approx(a, b) => {
+                    let (za, zb) = (a.abs() <= TIGHT_ABS, b.abs() <= TIGHT_ABS);
+                    if za && zb {
+                        continue;
+                    }
+                    if za || zb || !a.is_finite() || !b.is_finite() {
+                        return false;
+                    }
+                    let r = a.div(b);
+                    if positive && (r.re <= 0.0 || r.im.abs() > TIGHT_REL * r.re.abs()) {
+                        return false;
+                    }
+                    match &ratio {
+                        None => ratio = Some(PointValue::Approx(r, r)),
+                        Some(PointValue::Exact(r0, _)) => {
+                            if !self.close_approx(Complex::real(number::to_f64(r0)), r, decimal) {
+                                return false;
+                            }
+                        }
+                        Some(PointValue::Approx(r0, _)) => {
+                            if !self.close_approx(*r0, r, decimal) {
+                                return false;
+                            }
+                        }
+                        Some(PointValue::Undefined) => {}
+                    }
+                    valid += 1;
+                }
+                PointValue::Undefined => {
+                    if self.work == 0 {
+                        return false;
+                    }
+                }
+            }
+        }
+        // Both sides identically zero (`x = x`) is proportional too.
+        ratio.is_some() || valid == 0 && self.work > 0
+    }
+
+    fn scalar(&mut self, g: &Expr, p: &Expr) -> Decision {
+        let mut last = decide(false, Rule::Exact);
+        for a in percent_variants(g, self.percent) {
+            for b in percent_variants(p, self.percent) {
+                let d = self.scalar_once(&a, &b);
+                if d.equal || d.rule == Rule::Limit {
+                    return d;
+                }
+                last = d;
+            }
+        }
+        last
+    }
+
+    fn scalar_once(&mut self, g: &Expr, p: &Expr) -> Decision {
+        if g == p {
+            return decide(true, Rule::Exact);
+        }
+        let mut symbols = g.symbols();
+        symbols.extend(p.symbols());
+        symbols.sort();
+        symbols.dedup();
+        let decimal = g.has_decimal() || p.has_decimal();
+        let rule = if !symbols.is_empty() {
+            Rule::Symbolic
+        } else if decimal {
+            Rule::Numeric
+        } else {
+            Rule::Exact
+        };
+        if symbols.is_empty() {
+            return match self.point_value(g, p, &symbols, 0) {
+                PointValue::Exact(a, b) => decide(self.close_exact(&a, &b, decimal), rule),
+                PointValue::Approx(a, b) => decide(self.close_approx(a, b, decimal), Rule::Numeric),
+                PointValue::Undefined if self.work == 0 => decide(false, Rule::Limit),
+                PointValue::Undefined => decide(g.to_string() == p.to_string(), Rule::String),
+            };
+        }
+        let mut valid = 0;
+        for k in 0..self.points * 3 {
+            if valid >= self.points {
+                break;
+            }
+            let ok = match self.point_value(g, p, &symbols, k) {
+                PointValue::Exact(a, b) => self.close_exact(&a, &b, decimal),
+                PointValue::Approx(a, b) => self.close_approx(a, b, decimal),
+                PointValue::Undefined if self.work == 0 => return decide(false, Rule::Limit),
+                PointValue::Undefined => continue,
+            };
+            if !ok {
+                return decide(false, rule);
+            }
+            valid += 1;
+        }
+        if valid >= 3 {
+            decide(true, rule)
+        } else {
+            // Too few points where both sides are defined to judge by evaluation.
+            decide(g.to_string() == p.to_string(), Rule::String)
+        }
+    }
+}
+
+/// A relation in one variable with constant bounds (`x > 3`, `1 < x \le 2`, `x \ne 0`), or a
+/// list of them, as the set of values it allows.
+fn as_interval_set(e: &Expr) -> Option<Expr> {
+    let inf = || Expr::Const(Constant::Infinity);
+    let neg_inf = || Expr::Neg(Box::new(Expr::Const(Constant::Infinity)));
+    let interval = |lo: Expr, hi: Expr, lo_closed: bool, hi_closed: bool| Expr::Interval {
+        lo: Box::new(lo),
+        hi: Box::new(hi),
+        lo_closed,
+        hi_closed,
+    };
+    match e {
+        Expr::List(items) => {
+            let parts: Option<Vec<Expr>> = items.iter().map(as_interval_set).collect();
+            Some(Expr::Union(parts?))
+        }
+        Expr::Rel { sides, ops } => {
+            let var_count = sides.iter().filter(|s| matches!(s, Expr::Sym(_))).count();
+            let constants_ok = sides
+                .iter()
+                .all(|s| matches!(s, Expr::Sym(_)) || s.symbols().is_empty());
+            if var_count != 1 || !constants_ok {
+                return None;
+            }
+            match (sides.as_slice(), ops.as_slice()) {
+                ([Expr::Sym(_), c], [op]) => Some(match op {
+                    RelOp::Lt | RelOp::Le => {
+                        interval(neg_inf(), c.clone(), false, *op == RelOp::Le)
+                    }
+                    RelOp::Gt | RelOp::Ge => interval(c.clone(), inf(), *op == RelOp::Ge, false),
+                    RelOp::Eq => Expr::Set(vec![c.clone()]),
+                    RelOp::Ne => Expr::Union(vec![
+                        interval(neg_inf(), c.clone(), false, false),
+                        interval(c.clone(), inf(), false, false),
+                    ]),
+                }),
+                ([c, Expr::Sym(_)], [op]) => as_interval_set(&Expr::Rel {
+                    sides: vec![sides[1].clone(), c.clone()],
+                    ops: vec![op.flipped()],
+                }),
+                ([a, Expr::Sym(_), b], [o1, o2]) => {
+                    let lt = |o: &RelOp| matches!(o, RelOp::Lt | RelOp::Le);
+                    let gt = |o: &RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
+                    if lt(o1) && lt(o2) {
+                        Some(interval(
+                            a.clone(),
+                            b.clone(),
+                            *o1 == RelOp::Le,
+                            *o2 == RelOp::Le,
+                        ))
+                    } else if gt(o1) && gt(o2) {
+                        Some(interval(
+                            b.clone(),
+                            a.clone(),
+                            *o2 == RelOp::Ge,
+                            *o1 == RelOp::Ge,
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

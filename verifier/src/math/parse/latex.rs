@@ -1,0 +1,760 @@
+//! Recursive-descent parser from tokens to [`Expr`], with a hard bound on nesting depth.
+
+use super::ParseError;
+use super::lexer::Tok;
+use crate::math::expr::{Constant, Expr, Func};
+use crate::math::number::parse_decimal;
+
+/// Deepest nesting the parser follows before giving up (keeps the stack small).
+pub const MAX_DEPTH: usize = 64;
+
+const GREEK: &[&str] = &[
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "varrho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Sigma",
+    "Upsilon",
+    "Phi",
+    "Psi",
+    "Omega",
+    "hbar",
+    "ell",
+    "omicron",
+];
+
+const MATRIX_ENVS: &[&str] = &[
+    "pmatrix",
+    "bmatrix",
+    "Bmatrix",
+    "vmatrix",
+    "Vmatrix",
+    "matrix",
+    "smallmatrix",
+    "array",
+];
+
+/// Decorations whose argument is parsed as if undecorated (`\mathbf{v}`, `\overline{x}`).
+const DECORATIONS: &[&str] = &[
+    "mathbf",
+    "boldsymbol",
+    "bm",
+    "vec",
+    "hat",
+    "bar",
+    "overline",
+    "underline",
+    "tilde",
+    "widehat",
+    "widetilde",
+    "mathcal",
+    "mathscr",
+    "mathfrak",
+    "overrightarrow",
+    "dot",
+    "ddot",
+    "boxed",
+    "fbox",
+    "underbrace",
+    "overbrace",
+];
+
+/// Maps a function name (command or plain word) to a function.
+pub fn function_named(name: &str) -> Option<Func> {
+    Some(match name {
+        "sin" => Func::Sin,
+        "cos" => Func::Cos,
+        "tan" | "tg" => Func::Tan,
+        "sec" => Func::Sec,
+        "csc" | "cosec" => Func::Csc,
+        "cot" | "ctg" => Func::Cot,
+        "arcsin" | "asin" => Func::Asin,
+        "arccos" | "acos" => Func::Acos,
+        "arctan" | "atan" => Func::Atan,
+        "sinh" => Func::Sinh,
+        "cosh" => Func::Cosh,
+        "tanh" => Func::Tanh,
+        "ln" => Func::Ln,
+        "log" | "lg" => Func::Log,
+        "exp" => Func::Exp,
+        "sqrt" => Func::Sqrt,
+        "abs" => Func::Abs,
+        "floor" => Func::Floor,
+        "ceil" => Func::Ceil,
+        _ => return None,
+    })
+}
+
+/// Parses a whole token stream into one answer.
+pub fn parse_tokens(toks: Vec<Tok>) -> Result<Expr, ParseError> {
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+        abs_depth: 0,
+    };
+    if p.toks.is_empty() {
+        return Err(ParseError::Empty);
+    }
+    let e = p.list()?;
+    match p.peek() {
+        None => Ok(e),
+        Some(t) => Err(ParseError::Unexpected(format!("{t:?}"))),
+    }
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+    depth: usize,
+    abs_depth: usize,
+}
+
+fn mul(a: Expr, b: Expr) -> Expr {
+    match a {
+        Expr::Mul(mut v) => {
+            v.push(b);
+            Expr::Mul(v)
+        }
+        a => Expr::Mul(vec![a, b]),
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        if t.is_some() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok) -> Result<(), ParseError> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(ParseError::Expected(format!("{t:?}")))
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            Err(ParseError::TooDeep)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn is_separator(t: &Tok) -> bool {
+        matches!(t, Tok::Comma | Tok::Semicolon)
+    }
+
+    /// `a, b; c` — several answers.
+    fn list(&mut self) -> Result<Expr, ParseError> {
+        let mut items = vec![self.relation()?];
+        while self.peek().is_some_and(Self::is_separator) {
+            self.pos += 1;
+            match self.peek() {
+                None | Some(Tok::RParen | Tok::RBrack | Tok::RBrace | Tok::RSet | Tok::RAngle) => {
+                    break;
+                }
+                Some(t) if Self::is_separator(t) => continue,
+                _ => items.push(self.relation()?),
+            }
+        }
+        Ok(if items.len() == 1 {
+            items.pop().unwrap_or(Expr::List(Vec::new()))
+        } else {
+            Expr::List(items)
+        })
+    }
+
+    /// `a < b <= c`, `x = 3`, `x \in [0, 1]`.
+    fn relation(&mut self) -> Result<Expr, ParseError> {
+        let first = self.union()?;
+        if self.eat(&Tok::In) {
+            let set = self.union()?;
+            return match first {
+                Expr::Sym(_) => Ok(set),
+                _ => Err(ParseError::Unexpected("\\in".into())),
+            };
+        }
+        let mut sides = vec![first];
+        let mut ops = Vec::new();
+        while let Some(Tok::Rel(op)) = self.peek() {
+            let op = *op;
+            self.pos += 1;
+            ops.push(op);
+            sides.push(self.union()?);
+        }
+        Ok(if ops.is_empty() {
+            sides.pop().unwrap_or(Expr::List(Vec::new()))
+        } else {
+            Expr::Rel { sides, ops }
+        })
+    }
+
+    /// `A \cup B \cup …`.
+    fn union(&mut self) -> Result<Expr, ParseError> {
+        let first = self.sum()?;
+        if self.peek() != Some(&Tok::Cup) {
+            return Ok(first);
+        }
+        let mut parts = vec![first];
+        while self.eat(&Tok::Cup) {
+            parts.push(self.sum()?);
+        }
+        Ok(Expr::Union(parts))
+    }
+
+    fn sum(&mut self) -> Result<Expr, ParseError> {
+        let mut acc = self.term()?;
+        let mut plus_minus = 0usize;
+        loop {
+            match self.peek() {
+                Some(Tok::Plus) => {
+                    self.pos += 1;
+                    let t = self.term()?;
+                    acc = match acc {
+                        Expr::Add(mut v) => {
+                            v.push(t);
+                            Expr::Add(v)
+                        }
+                        a => Expr::Add(vec![a, t]),
+                    };
+                }
+                Some(Tok::Minus) => {
+                    self.pos += 1;
+                    let t = Expr::Neg(Box::new(self.term()?));
+                    acc = match acc {
+                        Expr::Add(mut v) => {
+                            v.push(t);
+                            Expr::Add(v)
+                        }
+                        a => Expr::Add(vec![a, t]),
+                    };
+                }
+                Some(Tok::PlusMinus) => {
+                    self.pos += 1;
+                    let t = self.term()?;
+                    plus_minus += 1;
+                    if plus_minus > MAX_DEPTH {
+                        return Err(ParseError::TooDeep);
+                    }
+                    acc = Expr::PlusMinus(Box::new(acc), Box::new(t));
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn starts_factor(&self) -> bool {
+        match self.peek() {
+            Some(
+                Tok::Num(_)
+                | Tok::Letter(_)
+                | Tok::Word(_)
+                | Tok::LParen
+                | Tok::LBrace
+                | Tok::Begin(_),
+            ) => true,
+            Some(Tok::Cmd(c)) => !matches!(c.as_str(), "rfloor" | "rceil"),
+            Some(Tok::Pipe) => self.abs_depth == 0,
+            _ => false,
+        }
+    }
+
+    fn term(&mut self) -> Result<Expr, ParseError> {
+        let mut acc = self.unary()?;
+        let mut divisions = 0usize;
+        loop {
+            match self.peek() {
+                Some(Tok::Times) => {
+                    self.pos += 1;
+                    let f = self.unary()?;
+                    acc = mul(acc, f);
+                }
+                Some(Tok::Divide) => {
+                    self.pos += 1;
+                    let f = self.unary()?;
+                    // `a/b/c/…` nests to the left: bound it like recursion.
+                    divisions += 1;
+                    if divisions > MAX_DEPTH {
+                        return Err(ParseError::TooDeep);
+                    }
+                    acc = Expr::Div(Box::new(acc), Box::new(f));
+                }
+                _ if self.starts_factor() => {
+                    let mixed = matches!(acc, Expr::Num { decimal: false, .. })
+                        && matches!(self.peek(), Some(Tok::Cmd(c)) if c.ends_with("frac"));
+                    let f = self.power()?;
+                    // `1\frac{1}{4}` is the mixed number 5/4.
+                    acc = match (&f, mixed) {
+                        (Expr::Div(n, d), true)
+                            if matches!(**n, Expr::Num { decimal: false, .. })
+                                && matches!(**d, Expr::Num { decimal: false, .. }) =>
+                        {
+                            Expr::Add(vec![acc, f])
+                        }
+                        _ => mul(acc, f),
+                    };
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let r = match self.peek() {
+            Some(Tok::Minus) => {
+                self.pos += 1;
+                self.unary().map(|e| Expr::Neg(Box::new(e)))
+            }
+            Some(Tok::Plus) => {
+                self.pos += 1;
+                self.unary()
+            }
+            Some(Tok::PlusMinus) => {
+                self.pos += 1;
+                self.unary()
+                    .map(|e| Expr::PlusMinus(Box::new(Expr::int(0)), Box::new(e)))
+            }
+            _ => self.power(),
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn power(&mut self) -> Result<Expr, ParseError> {
+        let base = self.postfix()?;
+        if self.eat(&Tok::Caret) {
+            let exp = self.exponent()?;
+            let e = Expr::Pow(Box::new(base), Box::new(exp));
+            return self.postfix_ops(e);
+        }
+        Ok(base)
+    }
+
+    /// The exponent after `^`: a braced group, or a single (signed) atom, right-associative.
+    fn exponent(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let r = (|| {
+            let neg = self.eat(&Tok::Minus);
+            let atom = if self.peek() == Some(&Tok::LBrace) {
+                self.primary()?
+            } else {
+                self.postfix()?
+            };
+            let atom = if self.eat(&Tok::Caret) {
+                Expr::Pow(Box::new(atom), Box::new(self.exponent()?))
+            } else {
+                atom
+            };
+            Ok(if neg { Expr::Neg(Box::new(atom)) } else { atom })
+        })();
+        self.depth -= 1;
+        r
+    }
+
+    fn postfix(&mut self) -> Result<Expr, ParseError> {
+        let p = self.primary()?;
+        self.postfix_ops(p)
+    }
+
+    fn postfix_ops(&mut self, mut e: Expr) -> Result<Expr, ParseError> {
+        // Each operator nests the tree one level deeper (`5!!!…`): bound it like recursion.
+        let mut nest = 0usize;
+        loop {
+            if nest > MAX_DEPTH {
+                return Err(ParseError::TooDeep);
+            }
+            nest += 1;
+            match self.peek() {
+                // `!` directly before `=` was already lexed as `≠`.
+                Some(Tok::Bang) => {
+                    self.pos += 1;
+                    e = Expr::Func(Func::Factorial, vec![e]);
+                }
+                Some(Tok::Percent) => {
+                    self.pos += 1;
+                    e = Expr::Percent(Box::new(e));
+                }
+                Some(Tok::Prime) => {
+                    self.pos += 1;
+                    e = match e {
+                        Expr::Sym(s) => Expr::Sym(format!("{s}'")),
+                        other => other,
+                    };
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    /// A subscript after `_`, rendered as text for a symbol name.
+    fn subscript(&mut self) -> Result<String, ParseError> {
+        let e = if self.peek() == Some(&Tok::LBrace) {
+            self.primary()?
+        } else {
+            match self.next() {
+                Some(Tok::Num(n)) => return Ok(n),
+                Some(Tok::Letter(c)) => return Ok(c.to_string()),
+                Some(Tok::Word(w)) => return Ok(w),
+                Some(Tok::Cmd(c)) => return Ok(c),
+                _ => return Err(ParseError::Expected("subscript".into())),
+            }
+        };
+        Ok(e.to_string())
+    }
+
+    fn symbol(&mut self, name: String) -> Result<Expr, ParseError> {
+        if self.eat(&Tok::Underscore) {
+            let sub = self.subscript()?;
+            return Ok(Expr::Sym(format!("{name}_{sub}")));
+        }
+        Ok(Expr::Sym(name))
+    }
+
+    /// A braced group or a single token as a command argument (`\frac12`, `\sqrt2`).
+    fn argument(&mut self) -> Result<Expr, ParseError> {
+        match self.peek().cloned() {
+            Some(Tok::LBrace) => self.primary(),
+            Some(Tok::Num(n)) => {
+                // Malformed `\frac12`: the argument is the first digit only.
+                let mut chars = n.chars();
+                let first = chars.next().unwrap_or('0');
+                let rest: String = chars.collect();
+                if first.is_ascii_digit() && !rest.is_empty() && !rest.starts_with(['.', 'e']) {
+                    self.toks[self.pos] = Tok::Num(rest);
+                    Ok(Expr::int(i64::from(first.to_digit(10).unwrap_or(0))))
+                } else {
+                    self.primary()
+                }
+            }
+            Some(_) => self.primary(),
+            None => Err(ParseError::Expected("argument".into())),
+        }
+    }
+
+    /// Everything inside a pair of delimiters, up to one of `closers`.
+    fn delimited(&mut self, closers: &[Tok]) -> Result<(Vec<Expr>, Tok), ParseError> {
+        if let Some(t) = self.peek()
+            && closers.contains(t)
+        {
+            let t = t.clone();
+            self.pos += 1;
+            return Ok((Vec::new(), t));
+        }
+        let inner = self.list()?;
+        let close = self.next().ok_or(ParseError::Unclosed)?;
+        if !closers.contains(&close) {
+            return Err(ParseError::Unexpected(format!("{close:?}")));
+        }
+        let items = match inner {
+            Expr::List(v) => v,
+            e => vec![e],
+        };
+        Ok((items, close))
+    }
+
+    fn primary(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let r = self.primary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn primary_inner(&mut self) -> Result<Expr, ParseError> {
+        let tok = self.next().ok_or(ParseError::Expected("a value".into()))?;
+        match tok {
+            Tok::Num(n) => {
+                let value = parse_decimal(&n).ok_or(ParseError::Number(n.clone()))?;
+                Ok(Expr::Num {
+                    value,
+                    decimal: n.contains(['.', 'e', 'E']),
+                })
+            }
+            Tok::Letter(c) => {
+                if self.peek() != Some(&Tok::Underscore) {
+                    match c {
+                        'e' => return Ok(Expr::Const(Constant::E)),
+                        'i' => return Ok(Expr::Const(Constant::I)),
+                        _ => {}
+                    }
+                }
+                self.symbol(c.to_string())
+            }
+            Tok::Word(w) => self.word(&w),
+            Tok::Cmd(c) => self.command(&c),
+            Tok::LBrace => {
+                let (items, _) = self.delimited(&[Tok::RBrace])?;
+                match items.len() {
+                    0 => Err(ParseError::Empty),
+                    1 => Ok(items.into_iter().next().unwrap_or(Expr::List(Vec::new()))),
+                    _ => Ok(Expr::List(items)),
+                }
+            }
+            Tok::LSet => {
+                let (items, _) = self.delimited(&[Tok::RSet])?;
+                Ok(Expr::Set(items))
+            }
+            Tok::LAngle => {
+                let (items, _) = self.delimited(&[Tok::RAngle])?;
+                Ok(Expr::Tuple(items))
+            }
+            Tok::LParen | Tok::LBrack => {
+                let lo_closed = tok == Tok::LBrack;
+                let (mut items, close) = self.delimited(&[Tok::RParen, Tok::RBrack])?;
+                let hi_closed = close == Tok::RBrack;
+                match items.len() {
+                    0 => Err(ParseError::Empty),
+                    1 if lo_closed == hi_closed => Ok(items.pop().unwrap_or(Expr::int(0))),
+                    1 => Err(ParseError::Unexpected("half-open bracket".into())),
+                    2 if lo_closed || hi_closed => {
+                        let hi = items.pop().unwrap_or(Expr::int(0));
+                        let lo = items.pop().unwrap_or(Expr::int(0));
+                        Ok(Expr::Interval {
+                            lo: Box::new(lo),
+                            hi: Box::new(hi),
+                            lo_closed,
+                            hi_closed,
+                        })
+                    }
+                    _ => Ok(Expr::Tuple(items)),
+                }
+            }
+            Tok::Pipe => {
+                self.abs_depth += 1;
+                let inner = self.sum();
+                self.abs_depth -= 1;
+                let inner = inner?;
+                self.expect(&Tok::Pipe)?;
+                Ok(Expr::Func(Func::Abs, vec![inner]))
+            }
+            Tok::Begin(env) => self.environment(&env),
+            other => Err(ParseError::Unexpected(format!("{other:?}"))),
+        }
+    }
+
+    fn word(&mut self, w: &str) -> Result<Expr, ParseError> {
+        if let Some(f) = function_named(w) {
+            return self.function(f);
+        }
+        match w {
+            "pi" => Ok(Expr::Const(Constant::Pi)),
+            "inf" | "infty" | "infinity" | "oo" => Ok(Expr::Const(Constant::Infinity)),
+            _ => Err(ParseError::Unexpected(w.to_string())),
+        }
+    }
+
+    fn command(&mut self, c: &str) -> Result<Expr, ParseError> {
+        if let Some(f) = function_named(c).filter(|_| c != "sqrt") {
+            return self.function(f);
+        }
+        if GREEK.contains(&c) {
+            return self.symbol(c.to_string());
+        }
+        if DECORATIONS.contains(&c) {
+            return self.argument();
+        }
+        match c {
+            "frac" | "dfrac" | "tfrac" | "cfrac" => {
+                let n = self.argument()?;
+                let d = self.argument()?;
+                Ok(Expr::Div(Box::new(n), Box::new(d)))
+            }
+            "binom" | "dbinom" | "tbinom" | "choose" => {
+                let n = self.argument()?;
+                let k = self.argument()?;
+                Ok(Expr::Func(Func::Binom, vec![n, k]))
+            }
+            "sqrt" => {
+                if self.eat(&Tok::LBrack) {
+                    let (mut idx, _) = self.delimited(&[Tok::RBrack])?;
+                    let n = idx.pop().ok_or(ParseError::Empty)?;
+                    let x = self.argument()?;
+                    return Ok(Expr::Func(Func::Root, vec![n, x]));
+                }
+                if self.peek() == Some(&Tok::LParen) {
+                    return Ok(Expr::Func(Func::Sqrt, vec![self.primary()?]));
+                }
+                Ok(Expr::Func(Func::Sqrt, vec![self.argument()?]))
+            }
+            "pi" | "varpi" => Ok(Expr::Const(Constant::Pi)),
+            "infty" | "infin" => Ok(Expr::Const(Constant::Infinity)),
+            "imath" => Ok(Expr::Const(Constant::I)),
+            "emptyset" | "varnothing" => Ok(Expr::Set(Vec::new())),
+            "mathbb" => match self.next() {
+                Some(Tok::Letter('R')) => Ok(real_line()),
+                Some(Tok::LBrace) => {
+                    let inner = self.next();
+                    self.expect(&Tok::RBrace)?;
+                    match inner {
+                        Some(Tok::Letter('R')) => Ok(real_line()),
+                        Some(Tok::Letter(l)) => Ok(Expr::Sym(format!("mathbb{l}"))),
+                        _ => Err(ParseError::Unexpected("\\mathbb".into())),
+                    }
+                }
+                _ => Err(ParseError::Unexpected("\\mathbb".into())),
+            },
+            "lfloor" | "lceil" => {
+                let inner = self.sum()?;
+                let close = if c == "lfloor" { "rfloor" } else { "rceil" };
+                if self.next() != Some(Tok::Cmd(close.into())) {
+                    return Err(ParseError::Expected(close.into()));
+                }
+                let f = if c == "lfloor" {
+                    Func::Floor
+                } else {
+                    Func::Ceil
+                };
+                Ok(Expr::Func(f, vec![inner]))
+            }
+            _ => Err(ParseError::UnknownCommand(c.to_string())),
+        }
+    }
+
+    /// A function application: `\sin x`, `\sin^2(x)`, `\log_2 8`, `\sin^{-1} x`.
+    fn function(&mut self, mut f: Func) -> Result<Expr, ParseError> {
+        let mut base = None;
+        if f == Func::Log && self.eat(&Tok::Underscore) {
+            base = Some(self.argument()?);
+        }
+        let mut power = None;
+        if self.eat(&Tok::Caret) {
+            let p = self.exponent()?;
+            let inverse = match (&p, f) {
+                (Expr::Neg(inner), Func::Sin | Func::Cos | Func::Tan) => **inner == Expr::int(1),
+                _ => false,
+            };
+            if inverse {
+                f = match f {
+                    Func::Sin => Func::Asin,
+                    Func::Cos => Func::Acos,
+                    _ => Func::Atan,
+                };
+            } else {
+                power = Some(p);
+            }
+        }
+        if f == Func::Log && base.is_none() && self.eat(&Tok::Underscore) {
+            base = Some(self.argument()?);
+        }
+        let arg = match self.peek() {
+            Some(Tok::LParen | Tok::LBrace) => self.primary()?,
+            None => return Err(ParseError::Expected("function argument".into())),
+            _ => {
+                // `\sin 2x` is sin(2x); the argument stops at the next function or operator.
+                let mut acc = self.power()?;
+                while self.starts_factor() && !self.at_function() {
+                    let f = self.power()?;
+                    acc = mul(acc, f);
+                }
+                acc
+            }
+        };
+        let applied = match (f, base) {
+            (Func::Log, Some(b)) => Expr::Func(Func::Log, vec![b, arg]),
+            // A bare `\log` is base 10, as in latex2sympy (and so Math-Verify).
+            (Func::Log, None) => Expr::Func(Func::Log, vec![Expr::int(10), arg]),
+            (f, _) => Expr::Func(f, vec![arg]),
+        };
+        Ok(match power {
+            Some(p) => Expr::Pow(Box::new(applied), Box::new(p)),
+            None => applied,
+        })
+    }
+
+    fn at_function(&self) -> bool {
+        match self.peek() {
+            Some(Tok::Cmd(c)) | Some(Tok::Word(c)) => function_named(c).is_some(),
+            _ => false,
+        }
+    }
+
+    fn environment(&mut self, env: &str) -> Result<Expr, ParseError> {
+        if !MATRIX_ENVS.contains(&env) {
+            return Err(ParseError::UnknownCommand(format!("begin{{{env}}}")));
+        }
+        let mut rows: Vec<Vec<Expr>> = Vec::new();
+        let mut row = Vec::new();
+        loop {
+            match self.peek() {
+                Some(Tok::End(_)) => {
+                    self.pos += 1;
+                    if !row.is_empty() {
+                        rows.push(row);
+                    }
+                    break;
+                }
+                Some(Tok::RowSep) => {
+                    self.pos += 1;
+                    if !row.is_empty() {
+                        rows.push(std::mem::take(&mut row));
+                    }
+                }
+                Some(Tok::Amp) => {
+                    self.pos += 1;
+                }
+                None => return Err(ParseError::Unclosed),
+                _ => row.push(self.relation()?),
+            }
+        }
+        let width = rows.first().map_or(0, Vec::len);
+        if width == 0 || rows.iter().any(|r| r.len() != width) {
+            return Err(ParseError::Unexpected("ragged matrix".into()));
+        }
+        Ok(Expr::Matrix(rows))
+    }
+}
+
+fn real_line() -> Expr {
+    Expr::Interval {
+        lo: Box::new(Expr::Neg(Box::new(Expr::Const(Constant::Infinity)))),
+        hi: Box::new(Expr::Const(Constant::Infinity)),
+        lo_closed: false,
+        hi_closed: false,
+    }
+}

@@ -1,0 +1,352 @@
+//! From an extracted answer string to an [`Expr`]: clean-up of units and layout, tokenising,
+//! then parsing. Text answers (`\text{Yes}`, `Monday`) become [`Expr::Text`].
+
+pub mod latex;
+pub mod lexer;
+
+use std::fmt;
+
+use super::expr::Expr;
+use lexer::Tok;
+
+/// Longest answer (in characters) the parser accepts; longer ones are compared as text.
+pub const MAX_ANSWER_CHARS: usize = 4000;
+
+/// Why an answer could not be parsed as mathematics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Nothing to parse.
+    Empty,
+    /// Longer than [`MAX_ANSWER_CHARS`].
+    TooLong,
+    /// Nested deeper than [`latex::MAX_DEPTH`].
+    TooDeep,
+    /// A token that does not fit here.
+    Unexpected(String),
+    /// Something required is missing.
+    Expected(String),
+    /// A bracket was never closed.
+    Unclosed,
+    /// A LaTeX command this parser does not know.
+    UnknownCommand(String),
+    /// A malformed number.
+    Number(String),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Empty => write!(f, "empty answer"),
+            ParseError::TooLong => write!(f, "answer longer than {MAX_ANSWER_CHARS} characters"),
+            ParseError::TooDeep => write!(f, "nested deeper than {}", latex::MAX_DEPTH),
+            ParseError::Unexpected(t) => write!(f, "unexpected {t}"),
+            ParseError::Expected(t) => write!(f, "expected {t}"),
+            ParseError::Unclosed => write!(f, "unclosed bracket"),
+            ParseError::UnknownCommand(c) => write!(f, "unknown command \\{c}"),
+            ParseError::Number(n) => write!(f, "bad number {n}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Two-letter words that are units, not products of two variables.
+const SHORT_UNITS: &[&str] = &[
+    "cm", "mm", "km", "kg", "mg", "ml", "mL", "ft", "hr", "lb", "oz", "yd", "mi", "in", "am", "pm",
+    "th", "st", "nd", "rd", "sq", "cc", "Hz", "eV", "Pa", "kJ", "kW", "nm", "pc", "AU", "ms", "ns",
+    "mA", "kV", "dB", "mol", "is", "of", "be", "it", "to", "so", "by", "at", "on", "we", "as",
+    "an", "no", "No", "if",
+];
+
+/// Words that split answers (`1 and 2`, `x = 1 or x = 2`).
+fn is_conjunction(w: &str) -> bool {
+    matches!(w.to_ascii_lowercase().as_str(), "and" | "or")
+}
+
+fn is_known_word(w: &str) -> bool {
+    latex::function_named(w).is_some() || matches!(w, "pi" | "inf" | "infty" | "infinity")
+}
+
+/// Rewrites the tokens of `\text{…}` and plain words: conjunctions become commas, single
+/// letters become variables, known function names stay; anything else is a unit or prose word.
+/// Returns the cleaned tokens and what was dropped.
+///
+/// In LaTeX (`latex` true) a run of up to four letters inside the expression is a product of
+/// variables (`LCs^2`, `e^{2it}`); words at the end, after the value, are units (`5 cm`,
+/// `12 apples`); longer words elsewhere are prose.
+fn classify_words(toks: Vec<Tok>, latex: bool) -> (Vec<Tok>, Dropped) {
+    let tail = unit_tail_start(&toks);
+    let mut out = Vec::with_capacity(toks.len());
+    let mut prose = Dropped::default();
+    let mut iter = toks.into_iter().enumerate().peekable();
+    while let Some((i, t)) = iter.next() {
+        let mut dropped = false;
+        match t {
+            Tok::Text(content) => {
+                let inner = content.trim().trim_start_matches('~').trim();
+                if inner.is_empty() {
+                    continue;
+                }
+                let sub = lexer::lex(inner);
+                let only = sub.len() == 1;
+                match sub.first() {
+                    // `\mathrm{e}`, `\text{i}`: constants; other single letters after a
+                    // number are units (`10 \text{m}`).
+                    Some(Tok::Letter('e' | 'i')) if only => out.extend(sub),
+                    Some(Tok::Letter(_)) if only && !matches!(out.last(), Some(Tok::Num(_))) => {
+                        out.extend(sub)
+                    }
+                    Some(Tok::Num(_)) if only => out.extend(sub),
+                    Some(Tok::Word(w)) if only && is_conjunction(w) => out.push(Tok::Comma),
+                    Some(Tok::Word(w)) if only && is_percent_word(w) => out.push(Tok::Percent),
+                    Some(Tok::Word(w)) if only && is_known_word(w) => out.extend(sub),
+                    Some(Tok::Comma) if only => out.push(Tok::Comma),
+                    _ => {
+                        dropped = true;
+                        prose.annotations = true;
+                    }
+                }
+            }
+            Tok::Word(w) => {
+                let len = w.chars().count();
+                let unit = SHORT_UNITS.contains(&w.as_str()) || len >= 3;
+                if is_conjunction(&w) {
+                    out.push(Tok::Comma);
+                } else if is_percent_word(&w) {
+                    out.push(Tok::Percent);
+                } else if is_known_word(&w) {
+                    out.push(Tok::Word(w));
+                } else if i >= tail && i > 0 && unit {
+                    dropped = true;
+                    prose.annotations = true;
+                } else if (latex && len <= 4) || (len == 2 && !SHORT_UNITS.contains(&w.as_str())) {
+                    out.extend(w.chars().map(Tok::Letter));
+                } else {
+                    dropped = true;
+                    prose.words = true;
+                }
+            }
+            other => out.push(other),
+        }
+        if dropped {
+            // A unit's exponent goes with it: `10 \text{cm}^2` is 10.
+            if iter.peek().map(|(_, t)| t) == Some(&Tok::Caret) {
+                iter.next();
+                match iter.next().map(|(_, t)| t) {
+                    Some(Tok::LBrace) => {
+                        let mut depth = 1usize;
+                        for (_, t) in iter.by_ref() {
+                            match t {
+                                Tok::LBrace => depth += 1,
+                                Tok::RBrace => depth -= 1,
+                                _ => {}
+                            }
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    Some(Tok::Minus) => {
+                        iter.next();
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (out, prose)
+}
+
+/// Where the trailing run of unit-like tokens starts (`cm^2`, `m/s`, `\text{ dollars}`):
+/// words from there on are units when something comes before them.
+fn unit_tail_start(toks: &[Tok]) -> usize {
+    let mut i = toks.len();
+    while i > 0 {
+        match &toks[i - 1] {
+            Tok::Word(_) | Tok::Text(_) | Tok::Divide | Tok::Caret => i -= 1,
+            Tok::Num(_) if i >= 2 && toks[i - 2] == Tok::Caret => i -= 2,
+            Tok::Letter(_) if i >= 2 && toks[i - 2] == Tok::Divide => i -= 2,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// What [`classify_words`] left out.
+#[derive(Debug, Default, Clone, Copy)]
+struct Dropped {
+    /// Plain words of prose (`apples`, `Monday`).
+    words: bool,
+    /// `\text{…}` annotations and unit abbreviations (`\text{ cm}`, `km`).
+    annotations: bool,
+}
+
+fn is_percent_word(w: &str) -> bool {
+    matches!(
+        w.to_ascii_lowercase().as_str(),
+        "percent" | "percentage" | "pct"
+    )
+}
+
+/// Normalises prose for text comparison: LaTeX commands and punctuation dropped, lower case,
+/// single spaces.
+pub fn normalise_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // Drop the command name, keep its argument's text.
+            while chars.peek().is_some_and(char::is_ascii_alphabetic) {
+                chars.next();
+            }
+            out.push(' ');
+        } else if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(' ');
+        }
+    }
+    let words: Vec<&str> = out.split_whitespace().collect();
+    words.join(" ")
+}
+
+/// Layout that is simpler to drop from the string than from the token stream.
+fn clean(s: &str) -> String {
+    let mut t = s.trim().to_string();
+    for pat in [
+        "^{\\circ}",
+        "^\\circ",
+        "^{\\circ }",
+        "^\\degree",
+        "^{\\prime\\prime}",
+        "^{\\prime}",
+        "^\\prime",
+        "\\%",
+    ] {
+        if t.contains(pat) {
+            t = t.replace(pat, if pat == "\\%" { "%" } else { "" });
+        }
+    }
+    let t = t.trim();
+    let t = t.trim_end_matches(['.', '。']).trim();
+    t.to_string()
+}
+
+/// Whether the answer is written in LaTeX rather than plain text.
+fn is_latex(s: &str) -> bool {
+    s.contains(['\\', '^', '_', '{'])
+}
+
+fn has_math(toks: &[Tok]) -> bool {
+    toks.iter().any(|t| {
+        !matches!(
+            t,
+            Tok::Comma
+                | Tok::Semicolon
+                | Tok::LParen
+                | Tok::RParen
+                | Tok::LBrace
+                | Tok::RBrace
+                | Tok::Bang
+        )
+    })
+}
+
+/// Whether `s` as a whole is an answer: parseable mathematics without prose around it, or a
+/// short phrase of words (a text answer such as `Yes` or `\text{Monday}`).
+pub fn is_bare_answer(s: &str) -> bool {
+    if s.chars().count() > MAX_ANSWER_CHARS {
+        return false;
+    }
+    let cleaned = clean(s);
+    let (toks, dropped) = classify_words(lexer::lex(&cleaned), is_latex(&cleaned));
+    if dropped.words || (dropped.annotations && !has_math(&toks)) {
+        return !has_math(&toks) && cleaned.split_whitespace().count() <= 4;
+    }
+    !toks.is_empty() && latex::parse_tokens(toks).is_ok()
+}
+
+/// Parses one extracted answer.
+pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
+    if answer.chars().count() > MAX_ANSWER_CHARS {
+        return Err(ParseError::TooLong);
+    }
+    let cleaned = clean(answer);
+    let toks = lexer::lex(&cleaned);
+    let (toks, dropped) = classify_words(toks, is_latex(&cleaned));
+    if (dropped.words || dropped.annotations) && !has_math(&toks) {
+        let text = normalise_text(&cleaned);
+        return if text.is_empty() {
+            Err(ParseError::Empty)
+        } else {
+            Ok(Expr::Text(text))
+        };
+    }
+    latex::parse_tokens(toks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(s: &str) -> String {
+        match parse_answer(s) {
+            Ok(e) => e.to_string(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn numbers_and_fractions() {
+        assert_eq!(show("18"), "18");
+        assert_eq!(show("\\frac{1}{2}"), "(1)/(2)");
+        assert_eq!(show("\\frac12"), "(1)/(2)");
+        assert_eq!(show("\\frac1{2}"), "(1)/(2)");
+        assert_eq!(show("-\\dfrac{3}{4}"), "-(3)/(4)");
+        assert_eq!(show("7,425,000"), "7425000");
+        assert_eq!(show("\\$18.00"), "18");
+        assert_eq!(show("50\\%"), "50%");
+        assert_eq!(show("30^\\circ"), "30");
+        assert_eq!(show("10 \\text{ cm}"), "10");
+    }
+
+    #[test]
+    fn structures() {
+        assert_eq!(show("\\{1,2\\}"), "{1, 2}");
+        assert_eq!(show("(1,2]"), "(1, 2]");
+        assert_eq!(show("(1,2)"), "(1, 2)");
+        assert_eq!(show("[0, \\infty)"), "[0, oo)");
+        assert_eq!(show("x=1, x=2"), "x = 1, x = 2");
+        assert_eq!(
+            show("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}"),
+            "Matrix([[1, 2], [3, 4]])"
+        );
+        assert_eq!(show("1 \\text{ or } 2"), "1, 2");
+    }
+
+    #[test]
+    fn text_answers() {
+        assert_eq!(show("\\text{Yes}"), "\"yes\"");
+        assert_eq!(show("Monday"), "\"monday\"");
+        assert_eq!(show("\\textbf{(B) Even}"), "\"b even\"");
+    }
+
+    #[test]
+    fn functions() {
+        assert_eq!(show("\\sin^2 x"), "(sin(x))^(2)");
+        assert_eq!(show("\\log_2 8"), "log(2, 8)");
+        assert_eq!(show("\\sqrt[3]{8}"), "root(3, 8)");
+        assert_eq!(show("2\\pi r"), "(2*pi*r)");
+    }
+
+    #[test]
+    fn hostile_input_errors_cleanly() {
+        let deep = "(".repeat(10_000) + &")".repeat(10_000);
+        assert!(parse_answer(&deep).is_err());
+        let deep_frac = "\\frac{".repeat(200) + "1";
+        assert!(parse_answer(&deep_frac).is_err());
+        assert!(parse_answer(&"1".repeat(MAX_ANSWER_CHARS + 1)).is_err());
+        assert!(parse_answer("\\").is_err());
+        assert!(parse_answer("{}").is_err());
+    }
+}
