@@ -228,3 +228,16 @@ fn long_operator_chains_stay_shallow() {
         .join()
         .expect("graded within a 2 MiB stack (tokio blocking threads have 2 MiB)");
 }
+
+#[test]
+fn plus_minus_on_the_left_of_an_equation_terminates() {
+    // Found by fuzzing: `±` on the left side used to be re-expanded without end.
+    for s in [
+        "0.0+\\pm0=2\u{ff}/.3",
+        "x \\pm 1 = 2 \\pm 3",
+        "\\pm 1 = \\pm 1",
+    ] {
+        let v = verify(s, s, &Options::default());
+        assert_eq!(v.reward, if v.correct { 1.0 } else { 0.0 });
+    }
+}

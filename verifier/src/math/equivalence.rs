@@ -194,7 +194,13 @@ fn expand_plus_minus(e: &Expr) -> Cow<'_, Expr> {
                 _ => Expr::Set(out),
             })
         }
-        Expr::Rel { sides, ops } if sides.len() == 2 => {
+        // Only `x = a ± b` expands (± on the left, or too many, stays as written: expanding it
+        // again and again would never end).
+        Expr::Rel { sides, ops }
+            if sides.len() == 2
+                && !contains_plus_minus(&sides[0])
+                && sign_variants(&sides[1]).len() > 1 =>
+        {
             let vs = sign_variants(&sides[1]);
             Cow::Owned(Expr::List(
                 vs.into_iter()

@@ -11,6 +11,26 @@ use lexer::Tok;
 
 /// Longest answer (in characters) the parser accepts; longer ones are compared as text.
 pub const MAX_ANSWER_CHARS: usize = 4000;
+/// Deepest expression tree accepted: evaluation and comparison recurse over the tree, so this
+/// bounds their stack use (well within a 2 MiB thread) whatever the operators were.
+pub const MAX_TREE_DEPTH: usize = 128;
+
+/// Depth of an expression tree (recursion with tiny frames; bounded by the parser's limits).
+fn tree_depth(e: &Expr) -> usize {
+    let children = |v: &[Expr]| v.iter().map(tree_depth).max().unwrap_or(0);
+    1 + match e {
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => children(v),
+        Expr::List(v) | Expr::Set(v) | Expr::Tuple(v) | Expr::Union(v) => children(v),
+        Expr::Rel { sides, .. } => children(sides),
+        Expr::Neg(a) | Expr::Percent(a) => tree_depth(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) | Expr::PlusMinus(a, b) => {
+            tree_depth(a).max(tree_depth(b))
+        }
+        Expr::Interval { lo, hi, .. } => tree_depth(lo).max(tree_depth(hi)),
+        Expr::Matrix(rows) => rows.iter().map(|r| children(r)).max().unwrap_or(0),
+        Expr::Num { .. } | Expr::Sym(_) | Expr::Const(_) | Expr::Text(_) => 0,
+    }
+}
 
 /// Why an answer could not be parsed as mathematics.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,7 +302,11 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
             Ok(Expr::Text(text))
         };
     }
-    latex::parse_tokens(toks)
+    let e = latex::parse_tokens(toks)?;
+    if tree_depth(&e) > MAX_TREE_DEPTH {
+        return Err(ParseError::TooDeep);
+    }
+    Ok(e)
 }
 
 #[cfg(test)]
