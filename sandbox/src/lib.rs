@@ -1,1 +1,141 @@
 //! Runs untrusted programs inside wasmtime with hard limits.
+//!
+//! Python runs on one of two CPython builds compiled to WebAssembly: a pre-initialised
+//! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
+//! WASI command module (for programs importing a module the fast path lacks). C and C++ are
+//! compiled with clang's wasm32-wasi target when that toolchain is installed. Every run gets a
+//! fresh instance: nothing is shared between runs, there is no network, no host environment and no
+//! filesystem beyond an optional read-only folder of provided files.
+
+mod clang;
+mod config;
+mod meter;
+mod modules;
+mod outcome;
+mod python;
+mod runner;
+
+pub use config::{Config, Limits};
+pub use outcome::{Outcome, Runtime, Status};
+pub use runner::Sandbox;
+
+use serde::{Deserialize, Serialize};
+
+/// A language the sandbox can run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    /// Python 3 (fast 3.14 component, or full 3.12 module as fallback).
+    #[default]
+    Python,
+    /// C (C17), compiled with clang to wasm32-wasi.
+    C,
+    /// C++ (C++17, no exceptions), compiled with clang to wasm32-wasi.
+    Cpp,
+}
+
+impl Language {
+    /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`, `c++`).
+    pub fn parse(name: &str) -> Option<Language> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "python" | "python3" | "py" => Some(Language::Python),
+            "c" => Some(Language::C),
+            "cpp" | "c++" | "cxx" | "cc" => Some(Language::Cpp),
+            _ => None,
+        }
+    }
+
+    /// The canonical lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which Python runtime a run may use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PythonRuntime {
+    /// Fast path first; the full runtime when the program imports a module the fast path lacks.
+    #[default]
+    Auto,
+    /// Only the pre-initialised componentize-py component.
+    Fast,
+    /// Only the full CPython 3.12 WASI module.
+    Full,
+}
+
+/// A file made visible (read-only) to the program, in its working directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramFile {
+    /// Relative path, `/`-separated, without `..` components.
+    pub path: String,
+    /// File contents.
+    pub contents: Vec<u8>,
+}
+
+/// One program to run.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    /// Source language.
+    pub language: Language,
+    /// Source code.
+    pub source: String,
+    /// Bytes fed to standard input.
+    pub stdin: Vec<u8>,
+    /// Read-only files placed in the working directory.
+    pub files: Vec<ProgramFile>,
+    /// Per-run limits; `None` takes the sandbox's defaults.
+    pub limits: Option<Limits>,
+    /// Python runtime choice (ignored for other languages).
+    pub python_runtime: PythonRuntime,
+}
+
+impl Program {
+    /// A Python program with default limits and no input.
+    pub fn python(source: impl Into<String>) -> Program {
+        Program {
+            language: Language::Python,
+            source: source.into(),
+            ..Program::default()
+        }
+    }
+
+    /// Sets standard input.
+    pub fn with_stdin(mut self, stdin: impl Into<Vec<u8>>) -> Program {
+        self.stdin = stdin.into();
+        self
+    }
+
+    /// Sets the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Program {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Sets the Python runtime choice.
+    pub fn with_python_runtime(mut self, runtime: PythonRuntime) -> Program {
+        self.python_runtime = runtime;
+        self
+    }
+}
+
+/// Why a program was refused before running.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The language is not supported on this machine (e.g. no clang wasm32-wasi toolchain).
+    #[error("unsupported language: {0}")]
+    UnsupportedLanguage(String),
+    /// The program or its limits are malformed.
+    #[error("invalid program: {0}")]
+    InvalidProgram(String),
+}

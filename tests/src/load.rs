@@ -173,9 +173,8 @@ enum Expect {
 }
 
 impl Expect {
-    /// Whether an acknowledged result agrees with what was sent. Code rollouts: a non-canonical
-    /// program is never correct; a canonical one is correct unless the judge failed
-    /// (`judge_error`, which is every code rollout until the sandbox is wired in).
+    /// Whether an acknowledged result agrees with what was sent: canonical programs pass, every
+    /// other program fails, math answers get exactly the expected reward.
     fn agrees(self, result: &Value) -> bool {
         let correct = result["correct"].as_bool();
         let reward = result["reward"].as_f64();
@@ -186,7 +185,7 @@ impl Expect {
                     && result["status"] == "scored"
             }
             Expect::Code(Program::Canonical) => {
-                result["status"] == "judge_error" || correct == Some(true)
+                correct == Some(true) && result["status"] == "scored"
             }
             Expect::Code(_) => correct == Some(false) && reward.is_some_and(|r| r < 1.0),
         }

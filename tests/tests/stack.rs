@@ -17,7 +17,7 @@ use uuid::Uuid;
 /// code rollout is then stored as `judge_error`, which these tests assert so that they fail
 /// loudly once code is judged. Set it to true then: the strict assertions (canonical programs
 /// pass, hostile ones are scored and fail, code counts in accuracy) take over.
-const CODE_JUDGING: bool = false;
+const CODE_JUDGING: bool = true;
 
 const CODE_JUDGING_CHANGED: &str =
     "code rollouts are judged now: set CODE_JUDGING = true in tests/tests/stack.rs";

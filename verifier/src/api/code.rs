@@ -1,10 +1,14 @@
-//! `/v1/verify/code`: judge a program against tests without storing anything.
+//! `/v1/verify/code` (judge a program against tests) and a SandboxFusion-compatible `/run_code`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
-use serde::Deserialize;
+use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ApiJson, AppState, check_text};
@@ -13,7 +17,9 @@ use crate::error::ApiError;
 
 /// Routes of this module.
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/v1/verify/code", post(verify))
+    Router::new()
+        .route("/v1/verify/code", post(verify))
+        .route("/run_code", post(run_code))
 }
 
 /// A program to judge.
@@ -43,4 +49,319 @@ pub async fn verify(
             .judge(&req.reference, &req.prompt, &req.response)
             .await,
     ))
+}
+
+/// SandboxFusion's `RunCodeRequest` (Python, C and C++ are supported here).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RunCodeRequest {
+    /// Source code.
+    pub code: String,
+    /// `python`, `cpp` or `c`.
+    pub language: String,
+    /// Compile timeout in seconds (C/C++).
+    #[serde(default = "ten")]
+    pub compile_timeout: f64,
+    /// Run timeout in seconds.
+    #[serde(default = "ten")]
+    pub run_timeout: f64,
+    /// Memory limit in MiB; -1 (SandboxFusion's default) means the service's default.
+    #[serde(default = "minus_one", rename = "memory_limit_MB")]
+    pub memory_limit_mb: i64,
+    /// Standard input.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Files placed in the working directory: path → base64 contents (read-only here).
+    #[serde(default)]
+    pub files: BTreeMap<String, Option<String>>,
+    /// Paths to return after the run; the sandbox's filesystem is read-only, so only provided
+    /// files can come back.
+    #[serde(default)]
+    pub fetch_files: Vec<String>,
+}
+
+fn ten() -> f64 {
+    10.0
+}
+
+fn minus_one() -> i64 {
+    -1
+}
+
+/// SandboxFusion's overall status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum RunStatus {
+    /// Compiled (if needed) and exited with 0.
+    Success,
+    /// Compile error, non-zero exit, or time limit.
+    Failed,
+    /// The sandbox failed.
+    SandboxError,
+}
+
+/// SandboxFusion's per-command status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum CommandRunStatus {
+    /// The command ended (any exit code).
+    Finished,
+    /// The sandbox could not run it.
+    Error,
+    /// It ran out of time.
+    TimeLimitExceeded,
+}
+
+/// SandboxFusion's `CommandRunResult`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CommandRunResult {
+    /// How the command ended.
+    pub status: CommandRunStatus,
+    /// Seconds.
+    pub execution_time: Option<f64>,
+    /// Exit code.
+    pub return_code: Option<i32>,
+    /// Standard output.
+    pub stdout: Option<String>,
+    /// Standard error.
+    pub stderr: Option<String>,
+}
+
+/// SandboxFusion's `RunCodeResponse`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunCodeResponse {
+    /// Overall status.
+    pub status: RunStatus,
+    /// Detail for sandbox errors and limits.
+    pub message: String,
+    /// The compile step (C/C++).
+    pub compile_result: Option<CommandRunResult>,
+    /// The run.
+    pub run_result: Option<CommandRunResult>,
+    /// Always null here (SandboxFusion's Kubernetes pod name).
+    pub executor_pod_name: Option<String>,
+    /// Fetched files: path → base64.
+    pub files: BTreeMap<String, String>,
+    /// Extra detail beyond SandboxFusion: the sandbox's own status (`ok`, `memory_limit`, ...).
+    pub sandbox_status: Option<String>,
+    /// Extra detail: which runtime ran the program.
+    pub runtime: Option<String>,
+}
+
+impl RunCodeResponse {
+    fn sandbox_error(message: String) -> Self {
+        Self {
+            status: RunStatus::SandboxError,
+            message,
+            compile_result: None,
+            run_result: None,
+            executor_pod_name: None,
+            files: BTreeMap::new(),
+            sandbox_status: None,
+            runtime: None,
+        }
+    }
+}
+
+/// Seconds from a request, as a duration within (0, 600] s.
+fn seconds(field: &str, value: f64) -> Result<Duration, ApiError> {
+    if !(value > 0.0 && value <= 600.0) {
+        return Err(ApiError::invalid(
+            field,
+            format!("{field} must be in (0, 600] seconds"),
+        ));
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// Run one program, SandboxFusion style (drop-in for verl's `sandbox_fusion` reward).
+#[utoipa::path(post, path = "/run_code", tag = "sandbox", request_body = RunCodeRequest,
+    responses((status = 200, body = RunCodeResponse), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn run_code(
+    State(s): State<AppState>,
+    ApiJson(req): ApiJson<RunCodeRequest>,
+) -> Result<Json<RunCodeResponse>, ApiError> {
+    check_text("code", &req.code, s.limits.max_response_bytes)?;
+    let language = Language::parse(&req.language).ok_or_else(|| {
+        ApiError::invalid(
+            "language",
+            format!(
+                "unsupported language {:?}; this sandbox runs python, cpp and c",
+                req.language
+            ),
+        )
+    })?;
+    let judge = s.scorer.code();
+    let mut limits = judge.sandbox().config().default_limits.clone();
+    limits.wall_time = seconds("run_timeout", req.run_timeout)?;
+    limits.compile_time = seconds("compile_timeout", req.compile_timeout)?;
+    match req.memory_limit_mb {
+        -1 => {}
+        mb if (1..=16_384).contains(&mb) => limits.memory_bytes = (mb as u64) << 20,
+        _ => {
+            return Err(ApiError::invalid(
+                "memory_limit_MB",
+                "memory_limit_MB must be -1 or in 1..=16384",
+            ));
+        }
+    }
+    let mut files = Vec::with_capacity(req.files.len());
+    for (path, contents) in &req.files {
+        let contents = match contents {
+            Some(b64) => {
+                base64::decode(b64).map_err(|e| ApiError::invalid(format!("files.{path}"), e))?
+            }
+            None => Vec::new(),
+        };
+        files.push(ProgramFile {
+            path: path.clone(),
+            contents,
+        });
+    }
+    let fetched: BTreeMap<String, String> = req
+        .fetch_files
+        .iter()
+        .filter_map(|p| {
+            files
+                .iter()
+                .find(|f| &f.path == p)
+                .map(|f| (p.clone(), base64::encode(&f.contents)))
+        })
+        .collect();
+    let program = Program {
+        language,
+        source: req.code,
+        stdin: req.stdin.unwrap_or_default().into_bytes(),
+        files,
+        limits: Some(limits),
+        ..Program::default()
+    };
+    let outcome = match judge.run(program).await {
+        Ok(o) => o,
+        Err(RunError::InvalidProgram(m)) => return Err(ApiError::invalid("code", m)),
+        Err(RunError::UnsupportedLanguage(m)) => return Err(ApiError::invalid("language", m)),
+    };
+    let mut resp = response(&outcome);
+    resp.files = fetched;
+    Ok(Json(resp))
+}
+
+/// Maps an outcome to SandboxFusion's response shape.
+fn response(o: &Outcome) -> RunCodeResponse {
+    let compile_result = o.compile.as_ref().map(|c| CommandRunResult {
+        status: if c.timed_out {
+            CommandRunStatus::TimeLimitExceeded
+        } else {
+            CommandRunStatus::Finished
+        },
+        execution_time: Some(c.wall_time.as_secs_f64()),
+        return_code: c.exit_code,
+        stdout: Some(String::new()),
+        stderr: Some(c.stderr.clone()),
+    });
+    if o.status == Status::InternalError {
+        let mut r = RunCodeResponse::sandbox_error(o.message.clone().unwrap_or_default());
+        r.compile_result = compile_result;
+        r.sandbox_status = Some(o.status.as_str().into());
+        return r;
+    }
+    let run_result = (o.status != Status::CompileError).then(|| CommandRunResult {
+        status: if o.status == Status::Timeout {
+            CommandRunStatus::TimeLimitExceeded
+        } else {
+            CommandRunStatus::Finished
+        },
+        execution_time: Some(o.wall_time.as_secs_f64()),
+        // A trap or limit has no exit code; SandboxFusion reports killed processes as non-zero.
+        return_code: match o.status {
+            Status::Timeout => None,
+            _ => Some(o.exit_code.unwrap_or(1)),
+        },
+        stdout: Some(o.stdout.clone()),
+        stderr: Some(o.stderr.clone()),
+    });
+    RunCodeResponse {
+        status: if o.status == Status::Ok {
+            RunStatus::Success
+        } else {
+            RunStatus::Failed
+        },
+        message: match o.status {
+            Status::Ok => String::new(),
+            _ => o.message.clone().unwrap_or_default(),
+        },
+        compile_result,
+        run_result,
+        executor_pod_name: None,
+        files: BTreeMap::new(),
+        sandbox_status: Some(o.status.as_str().into()),
+        runtime: o.runtime.map(|r| r.as_str().into()),
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), enough for SandboxFusion's file fields.
+mod base64 {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    /// Encodes bytes.
+    pub fn encode(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    /// Decodes text (whitespace ignored).
+    pub fn decode(text: &str) -> Result<Vec<u8>, String> {
+        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        if !digits.len().is_multiple_of(4) {
+            return Err("base64 length must be a multiple of 4".into());
+        }
+        let mut out = Vec::with_capacity(digits.len() / 4 * 3);
+        for (q, quad) in digits.chunks(4).enumerate() {
+            let last = q == digits.len() / 4 - 1;
+            let pad = quad.iter().rev().take_while(|b| **b == b'=').count();
+            if pad > 2 || (pad > 0 && !last) {
+                return Err("misplaced base64 padding".into());
+            }
+            let mut n = 0u32;
+            for &c in &quad[..4 - pad] {
+                let v = ALPHABET
+                    .iter()
+                    .position(|a| *a == c)
+                    .ok_or_else(|| format!("invalid base64 character {:?}", c as char))?;
+                n = (n << 6) | v as u32;
+            }
+            n <<= 6 * pad as u32;
+            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            out.extend_from_slice(&bytes[..3 - pad]);
+        }
+        Ok(out)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn round_trips() {
+            for s in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
+                let e = super::encode(s.as_bytes());
+                assert_eq!(super::decode(&e).unwrap(), s.as_bytes());
+            }
+            assert_eq!(super::encode(b"foobar"), "Zm9vYmFy");
+            assert_eq!(super::decode("Zm9v\nYg==").unwrap(), b"foob");
+            assert!(super::decode("Zm9=Yg==").is_err());
+            assert!(super::decode("Zm9").is_err());
+            assert!(super::decode("Zm9*").is_err());
+        }
+    }
 }

@@ -87,6 +87,7 @@ pub struct AppState {
         verify::math,
         verify::reward,
         code::verify,
+        code::run_code,
         health::healthz,
         health::readyz,
         health::metrics,

@@ -1,7 +1,19 @@
 //! Judging generated programs against a task's tests, inside the sandbox.
 
+pub mod compare;
+pub mod extract;
+pub mod harness;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use sandbox::{Language, Limits, Outcome, Program, RunError, Sandbox, Status};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+pub use extract::Extraction;
+use harness::CaseReport;
 
 /// The hidden reference of a `code` task: the language and how to test a program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -23,24 +35,30 @@ pub struct CodeReference {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "style", rename_all = "snake_case")]
 pub enum Tests {
-    /// HumanEval style: `prompt + completion + test + check(entry_point)`.
+    /// HumanEval style: `prompt + completion + test + check(entry_point)` (Python only).
     Assert {
         /// Test code defining `check(candidate)`.
         test: String,
         /// Function under test.
         entry_point: String,
     },
-    /// Standard input → expected standard output, per case.
+    /// Standard input → expected standard output, per case (any language).
     Stdio {
         /// The cases.
         cases: Vec<StdioCase>,
+        /// Tolerance for numeric tokens with a fractional part (absolute or relative; default 1e-6).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        float_tolerance: Option<f64>,
     },
-    /// Call `entry_point(*args)` and compare with `expected`.
+    /// Call `entry_point(*args)` and compare with `expected` (Python only).
     Call {
         /// Function under test.
         entry_point: String,
         /// The cases.
         cases: Vec<CallCase>,
+        /// Tolerance for floats in results (absolute or relative; default 1e-6).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        float_tolerance: Option<f64>,
     },
 }
 
@@ -80,11 +98,77 @@ pub struct SandboxArgs {
     /// Maximum number of programs running at once (default: number of cores).
     #[arg(long, env = "VERIFIER_SANDBOX_CONCURRENCY")]
     pub sandbox_concurrency: Option<usize>,
+    /// Wall-clock limit per program run, in milliseconds.
+    #[arg(long, env = "VERIFIER_SANDBOX_TIME_LIMIT_MS", default_value_t = 10_000)]
+    pub sandbox_time_limit_ms: u64,
+    /// Linear-memory limit per program run, in MiB.
+    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_MB", default_value_t = 512)]
+    pub sandbox_memory_mb: u64,
+    /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
+    #[arg(long, env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
+    pub sandbox_runtime_dir: Option<PathBuf>,
+    /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
+    #[arg(long, env = "VERIFIER_SANDBOX_CACHE_DIR")]
+    pub sandbox_cache_dir: Option<PathBuf>,
+}
+
+impl SandboxArgs {
+    /// The sandbox configuration these settings describe.
+    pub fn config(&self) -> sandbox::Config {
+        let mut config = sandbox::Config::default();
+        if let Some(n) = self.sandbox_concurrency {
+            config.concurrency = n;
+        }
+        if let Some(dir) = &self.sandbox_runtime_dir {
+            config.runtime_dir = dir.clone();
+        }
+        if let Some(dir) = &self.sandbox_cache_dir {
+            config.cache_dir = dir.clone();
+        }
+        config.default_limits = self.limits();
+        config
+    }
+
+    /// Per-run limits these settings describe.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            wall_time: Duration::from_millis(self.sandbox_time_limit_ms),
+            memory_bytes: self.sandbox_memory_mb << 20,
+            ..Limits::default()
+        }
+    }
+}
+
+/// Sandboxes alive in this process, so that several services (tests) share one per configuration.
+static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
+
+/// The process's sandbox for `config`, started when none is alive.
+fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
+    let key = format!(
+        "{}|{}|{}|{:?}",
+        config.concurrency,
+        config.runtime_dir.display(),
+        config.cache_dir.display(),
+        config.default_limits
+    );
+    let mut alive = SANDBOXES.lock().unwrap_or_else(|e| e.into_inner());
+    alive.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(s) = alive
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        return Ok(s);
+    }
+    let sandbox = Arc::new(Sandbox::new(config)?);
+    alive.push((key, Arc::downgrade(&sandbox)));
+    Ok(sandbox)
 }
 
 /// Runs programs against tests.
 pub struct Judge {
-    _args: SandboxArgs,
+    sandbox: Arc<Sandbox>,
+    limits: Limits,
 }
 
 /// The judgement of one program.
@@ -94,39 +178,462 @@ pub struct CodeVerdict {
     pub correct: bool,
     /// Reward in [0, 1] according to the task's scoring.
     pub reward: f64,
-    /// Outcome (`passed`, `failed`, `internal_error`, ...).
+    /// Outcome: `passed`, `failed`, `compile_error`, or (nothing judged) `internal_error`,
+    /// `unsupported_language`, `invalid_reference`.
     pub status: String,
     /// Human-readable detail.
     pub message: String,
+    /// Language judged.
+    pub language: String,
+    /// How the program was taken from the response.
+    #[schema(value_type = String)]
+    pub extraction: Extraction,
+    /// Runtime(s) that ran it (`python_fast`, `python_full`, `wasi`).
+    pub runtime: Option<String>,
+    /// Cases passed.
+    pub passed: usize,
+    /// Cases in the test.
+    pub total: usize,
+    /// Every case's result.
+    pub cases: Vec<CaseVerdict>,
+    /// Total sandbox time, in seconds.
+    pub elapsed_seconds: f64,
+}
+
+/// The result of one test case.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CaseVerdict {
+    /// Case number (0-based).
+    pub index: usize,
+    /// `passed`, `wrong_answer`, `runtime_error`, `timeout`, `memory_limit`, `output_limit`,
+    /// `compile_error`, `not_run` (the program ended before the harness reached it) or `internal_error`.
+    pub status: String,
+    /// What the program produced (stdout or the returned value; truncated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub got: Option<String>,
+    /// What was expected (removed from stored verdicts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The end of stderr, or the exception raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl CodeVerdict {
     /// True when the judge itself failed, so the verdict says nothing about the program.
     pub fn internal_error(&self) -> bool {
-        self.status == "internal_error"
+        matches!(
+            self.status.as_str(),
+            "internal_error" | "unsupported_language" | "invalid_reference"
+        )
+    }
+
+    /// A verdict that judged nothing.
+    fn not_judged(status: &str, message: String, language: &str, extraction: Extraction) -> Self {
+        Self {
+            correct: false,
+            reward: 0.0,
+            status: status.into(),
+            message,
+            language: language.into(),
+            extraction,
+            runtime: None,
+            passed: 0,
+            total: 0,
+            cases: Vec::new(),
+            elapsed_seconds: 0.0,
+        }
+    }
+}
+
+/// Most characters of program output kept in a verdict.
+const SHOWN_CHARS: usize = 1000;
+
+/// The first `SHOWN_CHARS` characters of `s`.
+fn head(s: &str) -> String {
+    s.chars().take(SHOWN_CHARS).collect()
+}
+
+/// The last `SHOWN_CHARS` characters of `s` (tracebacks end with the useful part).
+fn tail(s: &str) -> Option<String> {
+    let n = s.chars().count();
+    (n > 0).then(|| s.chars().skip(n.saturating_sub(SHOWN_CHARS)).collect())
+}
+
+/// The case status for a run that did not end normally.
+fn abnormal(outcome: &Outcome) -> &'static str {
+    match outcome.status {
+        Status::Ok | Status::RuntimeError => "runtime_error",
+        Status::Timeout => "timeout",
+        Status::MemoryLimit => "memory_limit",
+        Status::OutputLimit => "output_limit",
+        Status::CompileError => "compile_error",
+        Status::InternalError => "internal_error",
     }
 }
 
 impl Judge {
-    /// Builds the judge and its sandbox.
+    /// Builds the judge and its sandbox (shared with other judges of the same settings).
     pub fn new(args: &SandboxArgs) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            args.sandbox_time_limit_ms > 0,
+            "--sandbox-time-limit-ms must be positive"
+        );
+        anyhow::ensure!(
+            args.sandbox_memory_mb > 0,
+            "--sandbox-memory-mb must be positive"
+        );
+        let sandbox = shared_sandbox(args.config())?;
         Ok(Self {
-            _args: args.clone(),
+            sandbox,
+            limits: args.limits(),
         })
+    }
+
+    /// The sandbox programs run in.
+    pub fn sandbox(&self) -> &Arc<Sandbox> {
+        &self.sandbox
+    }
+
+    /// Runs one program, recording metrics.
+    pub async fn run(&self, program: Program) -> Result<Outcome, RunError> {
+        let result = self.sandbox.run(program).await;
+        if let Ok(o) = &result {
+            let runtime = o.runtime.map_or("none", |r| r.as_str());
+            metrics::counter!("verifier_sandbox_runs_total", "runtime" => runtime, "status" => o.status.as_str())
+                .increment(1);
+            metrics::histogram!("verifier_sandbox_run_seconds", "runtime" => runtime)
+                .record(o.wall_time.as_secs_f64());
+        } else {
+            metrics::counter!("verifier_sandbox_runs_total", "runtime" => "none", "status" => "refused")
+                .increment(1);
+        }
+        result
     }
 
     /// Judges `response` (a full model response) for a task with `prompt` and `reference`.
     pub async fn judge(
         &self,
-        _reference: &CodeReference,
-        _prompt: &str,
-        _response: &str,
+        reference: &CodeReference,
+        prompt: &str,
+        response: &str,
     ) -> CodeVerdict {
+        let started = Instant::now();
+        let Some(language) = Language::parse(&reference.language) else {
+            return CodeVerdict::not_judged(
+                "unsupported_language",
+                format!("unknown language {:?} (python, c, cpp)", reference.language),
+                &reference.language,
+                Extraction::WholeText,
+            );
+        };
+        let (code, extraction) = extract::program(response, language);
+        if !self.sandbox.supports(language) {
+            return CodeVerdict::not_judged(
+                "unsupported_language",
+                format!("{language} is not installed in this sandbox"),
+                language.as_str(),
+                extraction,
+            );
+        }
+        let judged = match &reference.tests {
+            Tests::Assert { test, entry_point } => {
+                self.judge_assert(language, prompt, &code, test, entry_point)
+                    .await
+            }
+            Tests::Stdio {
+                cases,
+                float_tolerance,
+            } => {
+                self.judge_stdio(
+                    language,
+                    &code,
+                    cases,
+                    float_tolerance.unwrap_or(compare::DEFAULT_FLOAT_TOLERANCE),
+                )
+                .await
+            }
+            Tests::Call {
+                entry_point,
+                cases,
+                float_tolerance,
+            } => {
+                self.judge_call(
+                    language,
+                    &code,
+                    entry_point,
+                    cases,
+                    float_tolerance.unwrap_or(compare::DEFAULT_FLOAT_TOLERANCE),
+                )
+                .await
+            }
+        };
+        let Judged {
+            cases,
+            runtime,
+            problem,
+        } = match judged {
+            Ok(j) => j,
+            Err((status, message)) => {
+                return CodeVerdict::not_judged(status, message, language.as_str(), extraction);
+            }
+        };
+        let total = cases.len();
+        let passed = cases.iter().filter(|c| c.status == "passed").count();
+        if let Some(internal) = cases.iter().find(|c| c.status == "internal_error") {
+            let mut v = CodeVerdict::not_judged(
+                "internal_error",
+                internal
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "sandbox failure".into()),
+                language.as_str(),
+                extraction,
+            );
+            v.cases = cases;
+            v.total = total;
+            return v;
+        }
+        let all = total > 0 && passed == total;
+        let reward = match reference.scoring {
+            Scoring::AllOrNothing => f64::from(u8::from(all)),
+            Scoring::Fraction if total > 0 => passed as f64 / total as f64,
+            Scoring::Fraction => 0.0,
+        };
+        let status = if all {
+            "passed"
+        } else if cases.iter().any(|c| c.status == "compile_error") {
+            "compile_error"
+        } else {
+            "failed"
+        };
+        let message = problem.unwrap_or_else(|| format!("{passed}/{total} cases passed"));
         CodeVerdict {
-            correct: false,
-            reward: 0.0,
-            status: "internal_error".into(),
-            message: "the code sandbox is not wired into this build yet".into(),
+            correct: all,
+            reward,
+            status: status.into(),
+            message,
+            language: language.as_str().into(),
+            extraction,
+            runtime,
+            passed,
+            total,
+            cases,
+            elapsed_seconds: started.elapsed().as_secs_f64(),
         }
     }
+
+    /// Runs a program built by the judge, mapping refusals to a judge error.
+    async fn run_built(&self, program: Program) -> Result<Outcome, (&'static str, String)> {
+        self.run(program).await.map_err(|e| match e {
+            RunError::UnsupportedLanguage(m) => ("unsupported_language", m),
+            RunError::InvalidProgram(m) => ("invalid_reference", m),
+        })
+    }
+
+    /// A program in `language` with the judge's limits.
+    fn program(&self, language: Language, source: String, stdin: String) -> Program {
+        Program {
+            language,
+            source,
+            stdin: stdin.into_bytes(),
+            limits: Some(self.limits.clone()),
+            ..Program::default()
+        }
+    }
+
+    async fn judge_assert(
+        &self,
+        language: Language,
+        prompt: &str,
+        code: &str,
+        test: &str,
+        entry_point: &str,
+    ) -> Result<Judged, (&'static str, String)> {
+        if language != Language::Python {
+            return Err((
+                "invalid_reference",
+                "assert-style tests are Python only".into(),
+            ));
+        }
+        let marker = harness::marker();
+        let source = harness::assert_program(prompt, code, test, entry_point, &marker);
+        let outcome = self
+            .run_built(self.program(language, source, String::new()))
+            .await?;
+        let reports = harness::parse(&outcome.stdout, &marker);
+        let status = if reports.done {
+            "passed"
+        } else if outcome.status == Status::Ok {
+            // The program ended cleanly without the harness finishing: it exited early.
+            "not_run"
+        } else if outcome.status == Status::RuntimeError
+            && outcome.stderr.contains("AssertionError")
+        {
+            "wrong_answer"
+        } else {
+            abnormal(&outcome)
+        };
+        let problem = (status == "not_run")
+            .then(|| "the program exited before the tests finished".to_string());
+        Ok(Judged {
+            cases: vec![CaseVerdict {
+                index: 0,
+                status: status.into(),
+                got: None,
+                expected: None,
+                error: if status == "passed" {
+                    None
+                } else {
+                    tail(&outcome.stderr).or(outcome.message.clone())
+                },
+            }],
+            runtime: outcome.runtime.map(|r| r.as_str().to_string()),
+            problem,
+        })
+    }
+
+    async fn judge_stdio(
+        &self,
+        language: Language,
+        code: &str,
+        cases: &[StdioCase],
+        tolerance: f64,
+    ) -> Result<Judged, (&'static str, String)> {
+        let runs = cases.iter().map(|case| {
+            let program = self.program(language, code.to_string(), case.stdin.clone());
+            self.run_built(program)
+        });
+        let outcomes = futures::future::join_all(runs).await;
+        let mut verdicts = Vec::with_capacity(cases.len());
+        let mut runtime = None;
+        for (index, (case, outcome)) in cases.iter().zip(outcomes).enumerate() {
+            let outcome = outcome?;
+            runtime = runtime.or(outcome.runtime.map(|r| r.as_str().to_string()));
+            let status = match outcome.status {
+                Status::Ok if compare::stdout_matches(&outcome.stdout, &case.stdout, tolerance) => {
+                    "passed"
+                }
+                Status::Ok => "wrong_answer",
+                _ => abnormal(&outcome),
+            };
+            let error = match (&outcome.compile, status) {
+                (Some(c), "compile_error") => tail(&c.stderr),
+                (_, "passed" | "wrong_answer") => None,
+                _ => tail(&outcome.stderr).or(outcome.message.clone()),
+            };
+            verdicts.push(CaseVerdict {
+                index,
+                status: status.into(),
+                got: (status != "passed").then(|| head(&outcome.stdout)),
+                expected: (status != "passed").then(|| head(&case.stdout)),
+                error,
+            });
+        }
+        Ok(Judged {
+            cases: verdicts,
+            runtime,
+            problem: None,
+        })
+    }
+
+    async fn judge_call(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        cases: &[CallCase],
+        tolerance: f64,
+    ) -> Result<Judged, (&'static str, String)> {
+        if language != Language::Python {
+            return Err((
+                "invalid_reference",
+                "function-call tests are Python only".into(),
+            ));
+        }
+        let marker = harness::marker();
+        let args: Vec<Vec<serde_json::Value>> = cases.iter().map(|c| c.args.clone()).collect();
+        let source = harness::call_program(code, entry_point, &args, &marker);
+        let outcome = self
+            .run_built(self.program(language, source, String::new()))
+            .await?;
+        let reports = harness::parse(&outcome.stdout, &marker);
+        let ended = if reports.done {
+            "not_run"
+        } else {
+            abnormal(&outcome)
+        };
+        let verdicts = cases
+            .iter()
+            .enumerate()
+            .map(|(index, case)| {
+                let report = reports
+                    .cases
+                    .iter()
+                    .find(|(i, _)| *i == index)
+                    .map(|(_, r)| r);
+                let expected = Some(head(&case.expected.to_string()));
+                match report {
+                    // A reported case only counts when the harness also finished: a program that
+                    // kills the process mid-way cannot keep the cases before it.
+                    Some(CaseReport::Returned(v))
+                        if reports.done && compare::values_match(v, &case.expected, tolerance) =>
+                    {
+                        CaseVerdict {
+                            index,
+                            status: "passed".into(),
+                            got: None,
+                            expected: None,
+                            error: None,
+                        }
+                    }
+                    Some(CaseReport::Returned(v)) => CaseVerdict {
+                        index,
+                        status: if reports.done { "wrong_answer" } else { ended }.into(),
+                        got: Some(head(&v.to_string())),
+                        expected,
+                        error: None,
+                    },
+                    Some(CaseReport::Raised(e)) => CaseVerdict {
+                        index,
+                        status: "runtime_error".into(),
+                        got: None,
+                        expected,
+                        error: Some(head(e)),
+                    },
+                    Some(CaseReport::Unserializable(t)) => CaseVerdict {
+                        index,
+                        status: "wrong_answer".into(),
+                        got: Some(format!("<unserializable {t}>")),
+                        expected,
+                        error: None,
+                    },
+                    None => CaseVerdict {
+                        index,
+                        status: ended.into(),
+                        got: None,
+                        expected,
+                        error: tail(&outcome.stderr).or(outcome.message.clone()),
+                    },
+                }
+            })
+            .collect();
+        Ok(Judged {
+            cases: verdicts,
+            runtime: outcome.runtime.map(|r| r.as_str().to_string()),
+            problem: (!reports.done).then(|| {
+                format!(
+                    "the program ended before the tests finished ({})",
+                    outcome.status
+                )
+            }),
+        })
+    }
+}
+
+/// Per-case results of one judging, before scoring.
+struct Judged {
+    cases: Vec<CaseVerdict>,
+    runtime: Option<String>,
+    problem: Option<String>,
 }

@@ -1,0 +1,108 @@
+//! Sandbox configuration and per-run limits.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Hard limits for one run. Every field has a safe default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Wall-clock time for the program itself (not counting compilation).
+    #[serde(with = "duration_ms")]
+    pub wall_time: Duration,
+    /// Wall-clock time for compiling C/C++.
+    #[serde(with = "duration_ms")]
+    pub compile_time: Duration,
+    /// Total linear memory of the instance, in bytes.
+    pub memory_bytes: u64,
+    /// Bytes of stdout kept; writing more ends the run with `output_limit`.
+    pub stdout_bytes: usize,
+    /// Bytes of stderr kept; writing more ends the run with `output_limit`.
+    pub stderr_bytes: usize,
+    /// Largest stdin accepted.
+    pub stdin_bytes: usize,
+    /// Optional cap on wasm fuel (roughly instructions); `None` = only the time limit.
+    pub fuel: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            wall_time: Duration::from_secs(10),
+            compile_time: Duration::from_secs(30),
+            memory_bytes: 512 << 20,
+            stdout_bytes: 1 << 20,
+            stderr_bytes: 256 << 10,
+            stdin_bytes: 16 << 20,
+            fuel: None,
+        }
+    }
+}
+
+/// Serialises durations as milliseconds.
+mod duration_ms {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+/// How to build a [`crate::Sandbox`].
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Folder holding `runner.wasm` and `python-3.12.0.wasm` (from `scripts/setup.d/20-python-wasm.sh`).
+    pub runtime_dir: PathBuf,
+    /// Folder for precompiled modules (keyed by the engine's compatibility hash).
+    pub cache_dir: PathBuf,
+    /// Most runs executing at once (also the sandbox's worker threads).
+    pub concurrency: usize,
+    /// Limits used when a program gives none.
+    pub default_limits: Limits,
+    /// Count fuel so outcomes report it (and `Limits::fuel` can cap it); costs some speed.
+    pub fuel: bool,
+    /// clang executable for C/C++; `None` looks for `clang-19` then `clang` on PATH.
+    pub clang: Option<PathBuf>,
+    /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
+    pub full_python: bool,
+    /// Load the fast Python runtime.
+    pub fast_python: bool,
+}
+
+impl Config {
+    /// The cache root shared with the set-up scripts: `$HACRL_CACHE` or `~/.cache/hacrl`.
+    pub fn cache_root() -> PathBuf {
+        if let Some(dir) = std::env::var_os("HACRL_CACHE") {
+            return PathBuf::from(dir);
+        }
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."));
+        home.join(".cache").join("hacrl")
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let root = Config::cache_root();
+        Config {
+            runtime_dir: root.join("python-wasm"),
+            cache_dir: root.join("wasmtime-precompiled"),
+            concurrency: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+            default_limits: Limits::default(),
+            fuel: true,
+            clang: None,
+            full_python: true,
+            fast_python: true,
+        }
+    }
+}

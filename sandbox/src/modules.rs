@@ -1,0 +1,95 @@
+//! The wasmtime engine and the on-disk cache of precompiled Python runtimes.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+use wasmtime::component::Component;
+use wasmtime::{Engine, Module};
+
+/// Builds the engine every run uses.
+pub(crate) fn engine(fuel: bool) -> Result<Engine> {
+    let mut config = wasmtime::Config::new();
+    config
+        .epoch_interruption(true)
+        .consume_fuel(fuel)
+        // Deep recursion must end as a Python RecursionError or a wasm stack-overflow trap,
+        // never by exhausting a host thread's stack.
+        .max_wasm_stack(4 << 20)
+        .async_stack_size(8 << 20);
+    Engine::new(&config).map_err(|e| anyhow::anyhow!("creating wasmtime engine: {e:?}"))
+}
+
+/// What kind of artefact a wasm file is.
+#[derive(Clone, Copy)]
+enum Kind {
+    Component,
+    Module,
+}
+
+/// Key for a cached precompiled artefact: the input bytes plus the engine's settings and version.
+fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
+    let mut compat = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut compat);
+    let mut digest = Sha256::new();
+    digest.update(bytes);
+    digest.update(compat.finish().to_le_bytes());
+    hex::encode(&digest.finalize()[..16])
+}
+
+/// Loads `wasm` precompiled from `cache_dir`, compiling and caching it on first use.
+fn load_cached(engine: &Engine, wasm: &Path, cache_dir: &Path, kind: Kind) -> Result<PathBuf> {
+    let bytes = std::fs::read(wasm).with_context(|| {
+        format!(
+            "reading {} (run scripts/setup.d/20-python-wasm.sh to fetch the Python runtimes)",
+            wasm.display()
+        )
+    })?;
+    let stem = wasm
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("module");
+    let cached = cache_dir.join(format!("{stem}-{}.cwasm", cache_key(engine, &bytes)));
+    if cached.is_file() {
+        return Ok(cached);
+    }
+    std::fs::create_dir_all(cache_dir)
+        .with_context(|| format!("creating cache folder {}", cache_dir.display()))?;
+    tracing::info!(wasm = %wasm.display(), "compiling wasm runtime once; cached at {}", cached.display());
+    let started = Instant::now();
+    let compiled = match kind {
+        Kind::Component => engine.precompile_component(&bytes),
+        Kind::Module => engine.precompile_module(&bytes),
+    }
+    .map_err(|e| anyhow::anyhow!("compiling {}: {e:?}", wasm.display()))?;
+    // Write then rename, so a concurrent or interrupted build never leaves a torn file behind.
+    let tmp = tempfile::NamedTempFile::new_in(cache_dir)?;
+    std::fs::write(tmp.path(), &compiled)?;
+    tmp.persist(&cached)
+        .map_err(|e| anyhow::anyhow!("saving {}: {}", cached.display(), e.error))?;
+    tracing::info!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "compiled {}",
+        wasm.display()
+    );
+    Ok(cached)
+}
+
+/// Loads a component (compiled once, then from the disk cache).
+pub(crate) fn component(engine: &Engine, wasm: &Path, cache_dir: &Path) -> Result<Component> {
+    let path = load_cached(engine, wasm, cache_dir, Kind::Component)?;
+    // SAFETY: the file was produced by `precompile_component` for an engine with the same
+    // compatibility hash (it is in the file name) and is only written through an atomic rename.
+    unsafe { Component::deserialize_file(engine, &path) }
+        .map_err(|e| anyhow::anyhow!("loading {}: {e:?}", path.display()))
+}
+
+/// Loads a core module (compiled once, then from the disk cache).
+pub(crate) fn module(engine: &Engine, wasm: &Path, cache_dir: &Path) -> Result<Module> {
+    let path = load_cached(engine, wasm, cache_dir, Kind::Module)?;
+    // SAFETY: as for `component`.
+    unsafe { Module::deserialize_file(engine, &path) }
+        .map_err(|e| anyhow::anyhow!("loading {}: {e:?}", path.display()))
+}

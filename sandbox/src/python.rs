@@ -1,0 +1,275 @@
+//! The two Python runtimes and the automatic choice between them.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use wasmtime::component::{self, ComponentExportIndex, ResourceTable};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::meter::MemoryMeter;
+use crate::runner::{
+    Classify, Ending, Inner, Metered, ending_of, new_store, wasi_builder, with_outer_timeout,
+};
+use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
+
+/// File name of the fast runtime (a componentize-py component) in `Config::runtime_dir`.
+pub const FAST_WASM: &str = "runner.wasm";
+/// File name of the full runtime (CPython 3.12 WASI command module) in `Config::runtime_dir`.
+pub const FULL_WASM: &str = "python-3.12.0.wasm";
+
+/// Exit status the fast runtime's `run` returns for an import it cannot satisfy (see app.py).
+const MISSING_MODULE: i32 = 0x100;
+
+/// Store data for the fast runtime (WASI preview 2).
+struct FastState {
+    ctx: WasiCtx,
+    table: ResourceTable,
+    meter: MemoryMeter,
+}
+
+impl WasiView for FastState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl Metered for FastState {
+    fn meter(&mut self) -> &mut MemoryMeter {
+        &mut self.meter
+    }
+}
+
+/// Store data for WASI preview 1 command modules (full Python, C, C++).
+pub(crate) struct CommandState {
+    pub(crate) ctx: WasiP1Ctx,
+    pub(crate) meter: MemoryMeter,
+}
+
+impl Metered for CommandState {
+    fn meter(&mut self) -> &mut MemoryMeter {
+        &mut self.meter
+    }
+}
+
+/// The WASI context of a command store.
+fn command_wasi(state: &mut CommandState) -> &mut WasiP1Ctx {
+    &mut state.ctx
+}
+
+/// The pre-initialised component, ready to instantiate.
+struct Fast {
+    pre: component::InstancePre<FastState>,
+    run: ComponentExportIndex,
+}
+
+/// The loaded Python runtimes.
+pub(crate) struct Python {
+    fast: Option<Fast>,
+    full: Option<wasmtime::InstancePre<CommandState>>,
+}
+
+/// A linker with WASI preview 1 for command modules.
+pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Linker<CommandState>> {
+    let mut linker = wasmtime::Linker::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, command_wasi)
+        .map_err(|e| anyhow::anyhow!("linking WASI preview 1: {e:?}"))?;
+    Ok(linker)
+}
+
+impl Python {
+    /// Loads whichever runtimes are enabled and installed.
+    pub(crate) fn load(engine: &wasmtime::Engine, config: &Config) -> Result<Python> {
+        let fast_path = config.runtime_dir.join(FAST_WASM);
+        let full_path = config.runtime_dir.join(FULL_WASM);
+        let fast = if config.fast_python && fast_path.is_file() {
+            let started = Instant::now();
+            let component = crate::modules::component(engine, &fast_path, &config.cache_dir)?;
+            let run = component
+                .get_export_index(None, "run")
+                .context("runner.wasm has no `run` export")?;
+            let mut linker = component::Linker::new(engine);
+            wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+                .map_err(|e| anyhow::anyhow!("linking WASI preview 2: {e:?}"))?;
+            let pre = linker
+                .instantiate_pre(&component)
+                .map_err(|e| anyhow::anyhow!("preparing runner.wasm: {e:?}"))?;
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "fast Python runtime loaded"
+            );
+            Some(Fast { pre, run })
+        } else {
+            None
+        };
+        let full = if config.full_python && full_path.is_file() {
+            let started = Instant::now();
+            let module = crate::modules::module(engine, &full_path, &config.cache_dir)?;
+            let pre = command_linker(engine)?
+                .instantiate_pre(&module)
+                .map_err(|e| anyhow::anyhow!("preparing {FULL_WASM}: {e:?}"))?;
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "full Python runtime loaded"
+            );
+            Some(pre)
+        } else {
+            None
+        };
+        if fast.is_none() && full.is_none() {
+            tracing::warn!(dir = %config.runtime_dir.display(), "no Python runtime found; run scripts/setup.d/20-python-wasm.sh");
+        }
+        Ok(Python { fast, full })
+    }
+
+    /// Whether any Python runtime is loaded.
+    pub(crate) fn available(&self) -> bool {
+        self.fast.is_some() || self.full.is_some()
+    }
+
+    /// Runs a Python program on the runtime its settings and imports call for.
+    pub(crate) async fn run(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+        let use_fast = match program.python_runtime {
+            PythonRuntime::Auto | PythonRuntime::Fast => self.fast.is_some(),
+            PythonRuntime::Full => false,
+        };
+        let may_fall_back = program.python_runtime == PythonRuntime::Auto && self.full.is_some();
+        if use_fast {
+            let mut outcome = self.run_fast(inner, program, limits).await;
+            if outcome.exit_code == Some(MISSING_MODULE) {
+                if may_fall_back {
+                    tracing::debug!(
+                        "fast Python lacks an imported module; rerunning on the full runtime"
+                    );
+                    let mut full = self.run_full(inner, program, limits).await;
+                    full.fell_back = true;
+                    return full;
+                }
+                outcome.exit_code = Some(1);
+            }
+            return outcome;
+        }
+        match program.python_runtime {
+            PythonRuntime::Fast => Outcome::internal("the fast Python runtime is not installed"),
+            _ if self.full.is_none() => {
+                Outcome::internal("the full Python runtime is not installed")
+            }
+            _ => self.run_full(inner, program, limits).await,
+        }
+    }
+
+    /// One run on the pre-initialised component.
+    async fn run_fast(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+        let Some(fast) = &self.fast else {
+            return Outcome::internal("the fast Python runtime is not installed");
+        };
+        let started = Instant::now();
+        let (mut builder, io) = match wasi_builder(program, limits, &["python"]) {
+            Ok(b) => b,
+            Err(e) => return Outcome::internal(format!("{e:#}")),
+        };
+        let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
+        let state = FastState {
+            ctx: builder.build(),
+            table: ResourceTable::new(),
+            meter,
+        };
+        let mut store = match new_store(inner, state, limits) {
+            Ok(s) => s,
+            Err(e) => return Outcome::internal(format!("{e:#}")),
+        };
+        let fuel_start = store.get_fuel().ok();
+        let source = program.source.as_str();
+        let (ending, fuel_used) = with_outer_timeout(limits, async {
+            let ending = async {
+                let instance = fast.pre.instantiate_async(&mut store).await?;
+                let run = instance.get_typed_func::<(&str,), (i32,)>(&mut store, &fast.run)?;
+                run.call_async(&mut store, (source,)).await
+            }
+            .await;
+            let ending = match ending {
+                Ok((code,)) => Ending::Exited(code),
+                Err(e) => ending_of(Err(e)),
+            };
+            let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
+            (ending, fuel_used)
+        })
+        .await;
+        Classify {
+            ending,
+            io: &io,
+            limits,
+            memory: &memory,
+            fuel_used,
+            started,
+            runtime: Runtime::PythonFast,
+        }
+        .outcome()
+    }
+
+    /// One run of `python -c SOURCE` on the full CPython 3.12 module.
+    async fn run_full(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+        let Some(pre) = &self.full else {
+            return Outcome::internal("the full Python runtime is not installed");
+        };
+        run_command(
+            inner,
+            pre,
+            program,
+            limits,
+            &["python", "-c", &program.source],
+            Runtime::PythonFull,
+        )
+        .await
+    }
+}
+
+/// Runs a WASI preview 1 command module's `_start` with the given argv.
+pub(crate) async fn run_command(
+    inner: &Inner,
+    pre: &wasmtime::InstancePre<CommandState>,
+    program: &Program,
+    limits: &Limits,
+    args: &[&str],
+    runtime: Runtime,
+) -> Outcome {
+    let started = Instant::now();
+    let (mut builder, io) = match wasi_builder(program, limits, args) {
+        Ok(b) => b,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
+    let state = CommandState {
+        ctx: builder.build_p1(),
+        meter,
+    };
+    let mut store = match new_store(inner, state, limits) {
+        Ok(s) => s,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let fuel_start = store.get_fuel().ok();
+    let (ending, fuel_used) = with_outer_timeout(limits, async {
+        let result = async {
+            let instance = pre.instantiate_async(&mut store).await?;
+            let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
+            start.call_async(&mut store, ()).await
+        }
+        .await;
+        let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
+        (ending_of(result), fuel_used)
+    })
+    .await;
+    Classify {
+        ending,
+        io: &io,
+        limits,
+        memory: &memory,
+        fuel_used,
+        started,
+        runtime,
+    }
+    .outcome()
+}
