@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use half::f16;
@@ -618,12 +619,19 @@ pub fn import_cached(gguf: &Path, cache_root: &Path) -> Result<PathBuf> {
         return Ok(dir);
     }
     std::fs::create_dir_all(cache_root)?;
-    let tmp = cache_root.join(format!(".{stem}-{}-{}", meta.len(), std::process::id()));
+    // Unique per call: tests import concurrently from several threads of one process.
+    static IMPORTS: AtomicU64 = AtomicU64::new(0);
+    let tmp = cache_root.join(format!(
+        ".{stem}-{}-{}-{}",
+        meta.len(),
+        std::process::id(),
+        IMPORTS.fetch_add(1, Ordering::Relaxed)
+    ));
     tracing::info!(gguf = %gguf.display(), out = %dir.display(), "importing GGUF");
     import(gguf, &tmp)?;
     match std::fs::rename(&tmp, &dir) {
         Ok(()) => Ok(dir),
-        // Another process finished first: use its copy.
+        // Another import finished first: use its copy.
         Err(_) if dir.join("model.safetensors").is_file() => {
             std::fs::remove_dir_all(&tmp).ok();
             Ok(dir)
