@@ -1,9 +1,11 @@
 //! Heterogeneous agents on libtorch: model families, tokenizers and chat templates, GGUF
-//! import, batched generation, log-probs of any response under any agent, and checkpoints.
+//! import, batched generation, log-probs of any response under any agent, checkpoints, the
+//! HACPO training loop with its baselines, supervised warm-up, and the reproducible experiment.
 
 pub mod chat;
 pub mod checkpoint;
 pub mod config;
+pub mod experiment;
 pub mod generation;
 pub mod gguf;
 pub mod hacpo;
@@ -11,6 +13,7 @@ pub mod logprob;
 pub mod models;
 pub mod policy;
 pub mod run;
+pub mod sft;
 pub mod tokenizer;
 pub mod verifier;
 

@@ -30,6 +30,22 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// Compare HACPO with its baselines: warm up the agents, run every arm for every seed
+    /// against a running verifier, and write results.md, results.json and curves.png.
+    ///
+    /// Tasks are generated and imported into the verifier; finished runs are skipped, so an
+    /// interrupted experiment resumes where it stopped. See EXPERIMENTS.md.
+    Experiment {
+        /// The experiment's TOML file (see experiments/).
+        #[arg(long)]
+        config: PathBuf,
+        /// Only these arms (by name); default all.
+        #[arg(long, value_delimiter = ',')]
+        arms: Vec<String>,
+        /// Override the seeds (comma-separated); default the file's.
+        #[arg(long, value_delimiter = ',')]
+        seeds: Vec<u64>,
+    },
     /// Create a model with random (seeded) weights from a config.json and a tokenizer directory.
     InitModel {
         /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
@@ -177,6 +193,27 @@ fn main() -> Result<()> {
         }
         Command::Run { config } => {
             trainer::run::run(&trainer::config::RunConfig::load(&config)?)?;
+        }
+        Command::Experiment {
+            config,
+            arms,
+            seeds,
+        } => {
+            let mut cfg = trainer::experiment::ExperimentConfig::load(&config)?;
+            if !arms.is_empty() {
+                if let Some(unknown) = arms
+                    .iter()
+                    .find(|a| !cfg.experiment.arms.iter().any(|x| &x.name == *a))
+                {
+                    bail!("no arm named `{unknown}` in {}", config.display());
+                }
+                cfg.experiment.arms.retain(|a| arms.contains(&a.name));
+            }
+            if !seeds.is_empty() {
+                cfg.experiment.seeds = seeds;
+            }
+            let report = trainer::experiment::run_experiment(&cfg)?;
+            println!("{}", report.table());
         }
         Command::InitModel {
             config,

@@ -23,7 +23,7 @@ use crate::policy::{Policy, TextPair};
 use crate::verifier::{Group, NewRollout, TaskPrompt, VerifierClient};
 
 /// Largest gradient norm; larger gradients are scaled down (HACPO §4).
-const MAX_GRAD_NORM: f64 = 1.0;
+pub(crate) const MAX_GRAD_NORM: f64 = 1.0;
 
 /// One agent during a run.
 struct Agent {
@@ -252,19 +252,7 @@ fn load_agent(
     } else {
         None
     };
-    let mc = policy.model().config();
-    let params: i64 = policy
-        .var_store()
-        .trainable_variables()
-        .iter()
-        .map(Tensor::numel)
-        .sum::<usize>() as i64;
-    let id = client.register_agent(
-        &cfg.name,
-        &mc.model_type,
-        params,
-        &format!("vocab{}", mc.vocab_size),
-    )?;
+    let id = register_agent(client, &cfg.name, &policy)?;
     let opt = nn::AdamW {
         wd: cfg.weight_decay,
         ..Default::default()
@@ -277,6 +265,23 @@ fn load_agent(
         reference,
         opt,
     })
+}
+
+/// Registers (or finds) the agent `name` in the pool, describing it by `policy`.
+pub fn register_agent(client: &VerifierClient, name: &str, policy: &Policy) -> Result<Uuid> {
+    let mc = policy.model().config();
+    let params: i64 = policy
+        .var_store()
+        .trainable_variables()
+        .iter()
+        .map(Tensor::numel)
+        .sum::<usize>() as i64;
+    client.register_agent(
+        name,
+        &mc.model_type,
+        params,
+        &format!("vocab{}", mc.vocab_size),
+    )
 }
 
 fn restore_capabilities(
@@ -561,7 +566,7 @@ fn update(
 }
 
 /// Scales gradients so that their global norm is at most `max`; returns the norm before.
-fn clip_grad_norm(policy: &Policy, max: f64) -> f64 {
+pub(crate) fn clip_grad_norm(policy: &Policy, max: f64) -> f64 {
     let vars = policy.var_store().trainable_variables();
     let grads: Vec<Tensor> = vars
         .iter()
@@ -601,8 +606,7 @@ fn shuffle<T>(items: &mut [T], seed: u64) {
     }
 }
 
-/// Greedy pass@1 of every agent on the held-out tasks; the rollouts are pooled under run
-/// `<run>/eval` so they can be inspected with SQL like training ones.
+/// Greedy pass@1 of every agent on the held-out tasks.
 fn evaluate(
     agents: &[Agent],
     tasks: &[TaskPrompt],
@@ -610,47 +614,50 @@ fn evaluate(
     cfg: &RunConfig,
     step: usize,
 ) -> Result<Vec<f64>> {
-    let mut acc = Vec::with_capacity(agents.len());
-    for a in agents {
-        let messages: Vec<String> = tasks.iter().map(|t| t.prompt.clone()).collect();
-        let gens = tch::no_grad(|| {
-            a.policy
-                .generate(&messages, &SamplingParams::greedy(cfg.run.max_new_tokens))
-        })?;
-        let rollouts: Vec<NewRollout> = gens
-            .iter()
-            .zip(tasks)
-            .map(|(o, t)| {
-                let n = o.sampled.logprobs.len();
-                let mean = if n == 0 {
-                    0.0
-                } else {
-                    o.sampled
-                        .logprobs
-                        .iter()
-                        .map(|&x| f64::from(x))
-                        .sum::<f64>()
-                        / n as f64
-                };
-                NewRollout {
-                    id: Uuid::new_v4(),
-                    task_id: t.id,
-                    agent_id: a.id,
-                    run: format!("{}/eval", cfg.run.name),
-                    step: step as i64,
-                    policy_version: step as i64,
-                    response: o.text.clone(),
-                    token_count: o.sampled.token_ids.len() as i32,
-                    logprob_mean: mean.min(0.0),
-                    logprob_sum: (mean * n as f64).min(0.0),
-                    metadata: json!({ "greedy": true }),
-                }
-            })
-            .collect();
-        let scored = client.submit(&rollouts)?;
-        acc.push(scored.iter().map(|s| s.reward).sum::<f64>() / scored.len().max(1) as f64);
-    }
-    Ok(acc)
+    let run = format!("{}/eval", cfg.run.name);
+    agents
+        .iter()
+        .map(|a| evaluate_policy(&a.policy, a.id, tasks, client, &run, step, cfg.run.max_new_tokens))
+        .collect()
+}
+
+/// Greedy pass@1 of one policy on `tasks`; the rollouts are pooled under `run` (by convention
+/// `<training run>/eval`) and `step`, so they can be inspected with SQL like training ones.
+pub fn evaluate_policy(
+    policy: &Policy,
+    agent_id: Uuid,
+    tasks: &[TaskPrompt],
+    client: &VerifierClient,
+    run: &str,
+    step: usize,
+    max_new_tokens: usize,
+) -> Result<f64> {
+    let messages: Vec<String> = tasks.iter().map(|t| t.prompt.clone()).collect();
+    let gens = tch::no_grad(|| policy.generate(&messages, &SamplingParams::greedy(max_new_tokens)))?;
+    let rollouts: Vec<NewRollout> = gens
+        .iter()
+        .zip(tasks)
+        .map(|(o, t)| {
+            let n = o.sampled.logprobs.len();
+            let sum: f64 = o.sampled.logprobs.iter().map(|&x| f64::from(x)).sum();
+            let mean = if n == 0 { 0.0 } else { sum / n as f64 };
+            NewRollout {
+                id: Uuid::new_v4(),
+                task_id: t.id,
+                agent_id,
+                run: run.to_string(),
+                step: step as i64,
+                policy_version: step as i64,
+                response: o.text.clone(),
+                token_count: n as i32,
+                logprob_mean: mean.min(0.0),
+                logprob_sum: sum.min(0.0),
+                metadata: json!({ "greedy": true }),
+            }
+        })
+        .collect();
+    let scored = client.submit(&rollouts)?;
+    Ok(scored.iter().map(|s| s.reward).sum::<f64>() / scored.len().max(1) as f64)
 }
 
 #[cfg(test)]

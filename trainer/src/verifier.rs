@@ -192,6 +192,13 @@ impl VerifierClient {
         Ok(serde_json::from_value(agent["id"].clone())?)
     }
 
+    /// Imports tasks in `/v1/tasks` form; identical re-imports are no-ops, changed ones errors.
+    pub fn import_tasks(&self, tasks: &[Value]) -> Result<()> {
+        let body = json!({ "tasks": tasks });
+        self.call::<Value>(reqwest::Method::POST, "/v1/tasks", Some(&body))
+            .map(|_| ())
+    }
+
     /// Every task of `dataset`, in insertion order.
     pub fn tasks(&self, dataset: &str) -> Result<Vec<TaskPrompt>> {
         #[derive(Deserialize)]

@@ -7,48 +7,10 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use clap::Parser;
 use serde_json::json;
 use tch::{Device, Kind};
 use trainer::Policy;
 use trainer::config::RunConfig;
-
-/// Starts the verifier on a loopback port with its own schema; returns its URL and a direct
-/// database pool for assertions.
-fn start_verifier() -> (String, sqlx::PgPool, tokio::runtime::Runtime) {
-    #[derive(Parser)]
-    struct Sandbox {
-        #[command(flatten)]
-        args: verifier::code::SandboxArgs,
-    }
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let base = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let schema = format!("trainer_{}", uuid::Uuid::new_v4().simple());
-    let (url, db) = rt.block_on(async {
-        let admin = verifier::pool::connect(&base, 1, Duration::from_secs(10))
-            .await
-            .unwrap();
-        sqlx::query(sqlx::AssertSqlSafe(format!("create schema {schema}")))
-            .execute(&admin)
-            .await
-            .unwrap();
-        let sep = if base.contains('?') { '&' } else { '?' };
-        let db_url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
-        let db = verifier::pool::connect(&db_url, 4, Duration::from_secs(10))
-            .await
-            .unwrap();
-        verifier::pool::migrate(&db).await.unwrap();
-        let judge = verifier::code::Judge::new(&Sandbox::parse_from(["x"]).args).unwrap();
-        let state =
-            verifier::api::AppState::new(db.clone(), judge, verifier::api::Limits::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { verifier::api::serve(listener, state).await.unwrap() });
-        (url, db)
-    });
-    (url, db, rt)
-}
 
 fn import_tasks(url: &str, dataset: &str, n: usize, offset: usize) {
     let tasks: Vec<_> = (0..n)
@@ -92,7 +54,7 @@ fn write_config(
 #[test]
 fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
     common::init();
-    let (url, db, rt) = start_verifier();
+    let (url, db, rt) = common::start_verifier();
     import_tasks(&url, "toy-train", 12, 0);
     import_tasks(&url, "toy-eval", 3, 1);
 

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Once;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -45,4 +46,41 @@ pub fn tiny_config(model_type: &str, vocab: i64, std: f64) -> Value {
         cfg["head_dim"] = json!(16);
     }
     cfg
+}
+
+/// Starts the verifier on a loopback port with its own schema; returns its URL and a direct
+/// database pool for assertions.
+pub fn start_verifier() -> (String, sqlx::PgPool, tokio::runtime::Runtime) {
+    #[derive(clap::Parser)]
+    struct Sandbox {
+        #[command(flatten)]
+        args: verifier::code::SandboxArgs,
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let schema = format!("trainer_{}", uuid::Uuid::new_v4().simple());
+    let (url, db) = rt.block_on(async {
+        let admin = verifier::pool::connect(&base, 1, Duration::from_secs(10))
+            .await
+            .unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("create schema {schema}")))
+            .execute(&admin)
+            .await
+            .unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let db_url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
+        let db = verifier::pool::connect(&db_url, 4, Duration::from_secs(10))
+            .await
+            .unwrap();
+        verifier::pool::migrate(&db).await.unwrap();
+        let judge = verifier::code::Judge::new(&<Sandbox as clap::Parser>::parse_from(["x"]).args).unwrap();
+        let state =
+            verifier::api::AppState::new(db.clone(), judge, verifier::api::Limits::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { verifier::api::serve(listener, state).await.unwrap() });
+        (url, db)
+    });
+    (url, db, rt)
 }

@@ -1,0 +1,125 @@
+//! `trainer experiment`, scaled down to a smoke test: the committed experiment file, with a few
+//! tasks and steps, runs every arm through the real verifier and Postgres; the report agrees
+//! with the pool, and repeating the command resumes without generating anything again.
+
+mod common;
+
+use std::path::Path;
+
+use trainer::experiment::{ExperimentConfig, run_experiment};
+
+fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-cpu/experiment.toml");
+    let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
+    assert_eq!(
+        cfg.experiment.arms.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+        ["gspo", "gspo2x", "naive", "hacpo"]
+    );
+    assert!(cfg.experiment.seeds.len() >= 3, "the paper's comparison needs 3+ seeds");
+    cfg.verifier.url = url.into();
+    // A unique name keeps this test's datasets and runs apart from any other in the database.
+    cfg.run.name = format!("smoke-{}", uuid::Uuid::new_v4().simple());
+    cfg.run.output_dir = out.into();
+    cfg.run.steps = 2;
+    cfg.run.prompts_per_step = 2;
+    cfg.run.group_size = 2;
+    cfg.run.max_new_tokens = 8;
+    cfg.run.eval_every = 1;
+    cfg.run.threads = 1;
+    cfg.tasks.train = 30;
+    cfg.tasks.test = 6;
+    cfg.experiment.seeds = vec![5];
+    for a in &mut cfg.agents {
+        a.warmup.steps = 3;
+        a.warmup.batch_size = 4;
+    }
+    cfg.validate().unwrap();
+    cfg
+}
+
+#[test]
+fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
+    common::init();
+    let (url, db, rt) = common::start_verifier();
+    let out = tempfile::tempdir().unwrap();
+    let cfg = scaled_down(&url, out.path());
+    let report = run_experiment(&cfg).unwrap();
+
+    assert_eq!(report.agents, ["llama-bpe-2l", "qwen3-bytes-3l"]);
+    assert_eq!(report.eval_tasks, 6);
+    assert_eq!(report.arms.len(), 4);
+    for file in ["results.md", "results.json", "curves.png"] {
+        assert!(out.path().join(file).is_file(), "{file} missing");
+    }
+    let table = std::fs::read_to_string(out.path().join("results.md")).unwrap();
+    let count = |sql: &str, run: &str| -> i64 {
+        rt.block_on(
+            sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
+                .bind(run)
+                .fetch_one(&db),
+        )
+        .unwrap()
+    };
+    for arm in &report.arms {
+        assert!(table.contains(&format!("| {} |", arm.arm)), "{table}");
+        let g = if arm.arm == "gspo2x" { 4 } else { 2 };
+        assert_eq!(arm.rollouts_per_run, 2 * 2 * g * 2, "{}", arm.arm);
+        let seed = &arm.seeds[0];
+        assert_eq!(seed.seed, 5);
+        assert_eq!(
+            count("select count(*) from rollouts where run = $1", &seed.run),
+            arm.rollouts_per_run as i64,
+            "{}: training rollouts in the pool",
+            arm.arm
+        );
+        assert_eq!(
+            count("select count(*) from rollouts where run = $1", &format!("{}/eval", seed.run)),
+            2 * 6 * 2,
+            "{}: 2 evaluations × 6 tasks × 2 agents",
+            arm.arm
+        );
+        for (k, curve) in seed.curves.iter().enumerate() {
+            let steps: Vec<usize> = curve.iter().map(|p| p.0).collect();
+            assert_eq!(steps, [0, 1, 2], "{}", arm.arm);
+            assert_eq!(curve[0].1, report.warmup_accuracy[k]);
+            // Every point after the warm-up is the pool's mean reward of that evaluation.
+            for &(step, acc) in &curve[1..] {
+                let pool: f64 = rt
+                    .block_on(
+                        sqlx::query_scalar(
+                            "select avg(r.reward) from rollouts r join agents a on a.id = r.agent_id \
+                             where r.run = $1 and r.step = $2 and a.name = $3",
+                        )
+                        .bind(format!("{}/eval", seed.run))
+                        .bind(step as i64)
+                        .bind(&report.agents[k])
+                        .fetch_one(&db),
+                    )
+                    .unwrap();
+                assert!((pool - acc).abs() < 1e-12, "{} step {step}: {pool} vs {acc}", arm.arm);
+            }
+        }
+    }
+    // Shared arms train on both agents' rollouts: cross sequences show up in the metrics.
+    let cross: i64 = rt
+        .block_on(
+            sqlx::query_scalar(
+                "select coalesce(sum((extra->>'cross_sequences')::bigint), 0)::bigint \
+                 from train_metrics where run = $1",
+            )
+            .bind(&report.arms[3].seeds[0].run)
+            .fetch_one(&db),
+        )
+        .unwrap();
+    assert!(cross > 0, "hacpo learners saw no cross-agent rollouts");
+
+    // Repeating the command resumes: nothing is generated, warmed up or evaluated again.
+    let total = |db: &sqlx::PgPool| -> i64 {
+        rt.block_on(sqlx::query_scalar("select count(*) from rollouts").fetch_one(db))
+            .unwrap()
+    };
+    let before = total(&db);
+    let again = run_experiment(&cfg).unwrap();
+    assert_eq!(total(&db), before);
+    assert_eq!(again.table(), report.table());
+}
