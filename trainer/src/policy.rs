@@ -22,7 +22,8 @@ pub struct Generation {
     pub prompt_ids: Vec<i64>,
     /// Sampled ids, log-probs and finish reason.
     pub sampled: Sampled,
-    /// The response text (stop token and other special tokens removed).
+    /// The response text (stop token and other special tokens removed; NUL characters, which
+    /// text stores such as Postgres reject, replaced by U+FFFD).
     pub text: String,
 }
 
@@ -400,7 +401,7 @@ impl Policy {
                     }
                     generation::FinishReason::Length => &sampled.token_ids[..],
                 };
-                let text = self.tokenizer.decode(body, true)?;
+                let text = self.tokenizer.decode(body, true)?.replace('\0', "\u{FFFD}");
                 Ok(Generation {
                     prompt_ids,
                     sampled,

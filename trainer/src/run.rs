@@ -617,7 +617,17 @@ fn evaluate(
     let run = format!("{}/eval", cfg.run.name);
     agents
         .iter()
-        .map(|a| evaluate_policy(&a.policy, a.id, tasks, client, &run, step, cfg.run.max_new_tokens))
+        .map(|a| {
+            evaluate_policy(
+                &a.policy,
+                a.id,
+                tasks,
+                client,
+                &run,
+                step,
+                cfg.run.max_new_tokens,
+            )
+        })
         .collect()
 }
 
@@ -633,7 +643,8 @@ pub fn evaluate_policy(
     max_new_tokens: usize,
 ) -> Result<f64> {
     let messages: Vec<String> = tasks.iter().map(|t| t.prompt.clone()).collect();
-    let gens = tch::no_grad(|| policy.generate(&messages, &SamplingParams::greedy(max_new_tokens)))?;
+    let gens =
+        tch::no_grad(|| policy.generate(&messages, &SamplingParams::greedy(max_new_tokens)))?;
     let rollouts: Vec<NewRollout> = gens
         .iter()
         .zip(tasks)

@@ -9,13 +9,21 @@ use std::path::Path;
 use trainer::experiment::{ExperimentConfig, run_experiment};
 
 fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-cpu/experiment.toml");
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-cpu/experiment.toml");
     let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
     assert_eq!(
-        cfg.experiment.arms.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+        cfg.experiment
+            .arms
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>(),
         ["gspo", "gspo2x", "naive", "hacpo"]
     );
-    assert!(cfg.experiment.seeds.len() >= 3, "the paper's comparison needs 3+ seeds");
+    assert!(
+        cfg.experiment.seeds.len() >= 3,
+        "the paper's comparison needs 3+ seeds"
+    );
     cfg.verifier.url = url.into();
     // A unique name keeps this test's datasets and runs apart from any other in the database.
     cfg.run.name = format!("smoke-{}", uuid::Uuid::new_v4().simple());
@@ -73,7 +81,10 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
             arm.arm
         );
         assert_eq!(
-            count("select count(*) from rollouts where run = $1", &format!("{}/eval", seed.run)),
+            count(
+                "select count(*) from rollouts where run = $1",
+                &format!("{}/eval", seed.run)
+            ),
             2 * 6 * 2,
             "{}: 2 evaluations × 6 tasks × 2 agents",
             arm.arm
@@ -96,7 +107,11 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
                         .fetch_one(&db),
                     )
                     .unwrap();
-                assert!((pool - acc).abs() < 1e-12, "{} step {step}: {pool} vs {acc}", arm.arm);
+                assert!(
+                    (pool - acc).abs() < 1e-12,
+                    "{} step {step}: {pool} vs {acc}",
+                    arm.arm
+                );
             }
         }
     }

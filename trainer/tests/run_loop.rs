@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::json;
 use tch::{Device, Kind};

@@ -114,12 +114,27 @@ fn outcome(correct: bool, judge_error: bool) -> &'static str {
 }
 
 fn tagged(kind: &str, verdict: Value) -> Value {
-    match verdict {
+    match storable(verdict) {
         Value::Object(mut m) => {
             m.insert("kind".into(), Value::String(kind.into()));
             Value::Object(m)
         }
         other => serde_json::json!({ "kind": kind, "verdict": other }),
+    }
+}
+
+/// The verdict with NUL characters (a program's output may hold them; jsonb cannot) shown as
+/// U+FFFD, so that every verdict can be stored.
+fn storable(v: Value) -> Value {
+    match v {
+        Value::String(s) if s.contains('\0') => Value::String(s.replace('\0', "\u{FFFD}")),
+        Value::Array(items) => Value::Array(items.into_iter().map(storable).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (k.replace('\0', "\u{FFFD}"), storable(v)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -150,6 +165,18 @@ mod tests {
         assert_eq!(
             redact(&v),
             json!({"correct": true, "response_answer": "18", "cases": [{"status": "failed", "got": "4"}]})
+        );
+    }
+
+    #[test]
+    fn verdicts_are_storable_whatever_a_program_printed() {
+        let v = tagged(
+            "code",
+            json!({"stdout": "a\u{0}b", "cases": [{"got": "\u{0}"}], "k\u{0}": 1}),
+        );
+        assert_eq!(
+            v,
+            json!({"kind": "code", "stdout": "a\u{FFFD}b", "cases": [{"got": "\u{FFFD}"}], "k\u{FFFD}": 1})
         );
     }
 }

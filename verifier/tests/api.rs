@@ -172,6 +172,12 @@ async fn task_uploads_reject_bad_rows_naming_them() {
         (422, Some("tasks[1].reference")),
         "{err}"
     );
+    let (status, err) = s.post("/v1/tasks", &json!({"tasks": [{"dataset": "d", "external_id": "1", "kind": "math", "prompt": "p\u{0}", "reference": "1"}]})).await;
+    assert_eq!(
+        (status, err["error"]["field"].as_str()),
+        (422, Some("tasks[0].prompt")),
+        "{err}"
+    );
     let (status, err) = s.post("/v1/tasks", &json!({"tasks": [{"dataset": "d", "external_id": "1", "kind": "poetry", "prompt": "p", "reference": "1"}]})).await;
     assert_eq!(
         (status, err["error"]["field"].as_str()),
@@ -325,6 +331,17 @@ async fn bad_rollouts_get_errors_naming_the_field() {
             json!({"rollouts": [{"task_id": tasks[0], "agent_id": a, "response": "1", "temperature": 1}]}),
             422,
             "rollouts[0].temperature",
+        ),
+        // Postgres cannot store U+0000 in text or jsonb: a clear 422, not a 500.
+        (
+            json!({"rollouts": [{"task_id": tasks[0], "agent_id": a, "response": "4\u{0}2"}]}),
+            422,
+            "rollouts[0].response",
+        ),
+        (
+            json!({"rollouts": [{"task_id": tasks[0], "agent_id": a, "response": "1", "metadata": {"k": ["\u{0}"]}}]}),
+            422,
+            "rollouts[0].metadata",
         ),
         (
             json!({"rollouts": [{"task_id": tasks[0], "agent_id": uuid(), "response": "1"}]}),

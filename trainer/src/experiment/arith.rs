@@ -119,7 +119,9 @@ impl Op {
 /// `a op b op c …` with `*` binding tighter; the solution does products first, then sums left
 /// to right, one step per operation.
 fn expression(rng: &mut SplitMix64, ops: usize, max: i64) -> Problem {
-    let mut terms: Vec<i64> = (0..=ops).map(|_| 1 + rng.below(max as usize) as i64).collect();
+    let mut terms: Vec<i64> = (0..=ops)
+        .map(|_| 1 + rng.below(max as usize) as i64)
+        .collect();
     let mut operators: Vec<Op> = (0..ops)
         .map(|_| [Op::Add, Op::Sub, Op::Mul][rng.below(3)])
         .collect();
@@ -257,7 +259,9 @@ mod tests {
             let mut value = 0;
             for sentence in p.prompt.split(". ") {
                 let words: Vec<&str> = sentence.split(' ').collect();
-                let num = words.iter().find_map(|w| w.trim_end_matches('.').parse::<i64>().ok());
+                let num = words
+                    .iter()
+                    .find_map(|w| w.trim_end_matches('.').parse::<i64>().ok());
                 if sentence.contains(" has ") && !sentence.contains("How many") {
                     value = num.unwrap();
                 } else if sentence.contains("gets") {
@@ -279,7 +283,11 @@ mod tests {
         let s = generate(&spec());
         for p in s.train.iter().chain(&s.test) {
             assert_eq!(evaluate_prompt(p), p.answer, "{}", p.prompt);
-            assert!(p.solution.ends_with(&format!("\\boxed{{{}}}", p.answer)), "{}", p.solution);
+            assert!(
+                p.solution.ends_with(&format!("\\boxed{{{}}}", p.answer)),
+                "{}",
+                p.solution
+            );
             assert_eq!(p.solution.matches('=').count(), p.ops, "{}", p.solution);
             assert!((1..=3).contains(&p.ops));
             if p.style == "word" {
@@ -316,6 +324,11 @@ mod tests {
             .find(|p| p.prompt.contains(" + ") && p.prompt.contains(" * "))
             .expect("a mixed expression");
         let first_step = found.solution.split(", ").next().unwrap();
-        assert!(first_step.contains('*'), "{}: {}", found.prompt, found.solution);
+        assert!(
+            first_step.contains('*'),
+            "{}: {}",
+            found.prompt,
+            found.solution
+        );
     }
 }

@@ -114,13 +114,27 @@ impl ExperimentConfig {
 
     /// Checks what serde cannot: every arm's settings form a valid algorithm config.
     pub fn validate(&self) -> Result<()> {
-        ensure!(!self.experiment.seeds.is_empty(), "experiment.seeds is empty");
+        ensure!(
+            !self.experiment.seeds.is_empty(),
+            "experiment.seeds is empty"
+        );
         ensure!(!self.experiment.arms.is_empty(), "experiment.arms is empty");
-        ensure!(self.agents.len() >= 2, "an experiment needs at least two agents");
-        let mut names: Vec<&str> = self.experiment.arms.iter().map(|a| a.name.as_str()).collect();
+        ensure!(
+            self.agents.len() >= 2,
+            "an experiment needs at least two agents"
+        );
+        let mut names: Vec<&str> = self
+            .experiment
+            .arms
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
         names.sort_unstable();
         names.dedup();
-        ensure!(names.len() == self.experiment.arms.len(), "arm names must be unique");
+        ensure!(
+            names.len() == self.experiment.arms.len(),
+            "arm names must be unique"
+        );
         for arm in &self.experiment.arms {
             ensure!(
                 arm.settings.contains_key("algorithm"),
@@ -334,7 +348,10 @@ fn warm_up(a: &ExperimentAgent, examples: &[TextPair], out: &Path) -> Result<Pat
         "config": config, "init_seed": a.init_seed, "warmup": a.warmup, "examples": examples.len(),
     });
     if let Ok(bytes) = std::fs::read(&marker)
-        && serde_json::from_slice::<serde_json::Value>(&bytes).ok().as_ref() == Some(&settings)
+        && serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .as_ref()
+            == Some(&settings)
     {
         return Ok(dir);
     }

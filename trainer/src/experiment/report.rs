@@ -161,8 +161,8 @@ impl Report {
     pub fn plot(&self, path: &Path) -> Result<()> {
         register_font();
         let panel = (560u32, 420u32);
-        let root =
-            BitMapBackend::new(path, (panel.0 * self.agents.len() as u32, panel.1)).into_drawing_area();
+        let root = BitMapBackend::new(path, (panel.0 * self.agents.len() as u32, panel.1))
+            .into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let last_step = self
             .arms
@@ -204,7 +204,10 @@ impl Report {
                     .chain(curve.iter().rev().map(|(s, p)| (*s as f64, p.min)))
                     .collect();
                 chart
-                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.15).filled())))
+                    .draw_series(std::iter::once(Polygon::new(
+                        band,
+                        color.mix(0.15).filled(),
+                    )))
                     .map_err(draw_error)?;
                 chart
                     .draw_series(LineSeries::new(
@@ -279,11 +282,17 @@ mod tests {
             arms: vec![
                 arm(
                     "gspo",
-                    vec![seed(0, &[0.1, 0.2], &[0.3, 0.3]), seed(1, &[0.1, 0.4], &[0.3, 0.5])],
+                    vec![
+                        seed(0, &[0.1, 0.2], &[0.3, 0.3]),
+                        seed(1, &[0.1, 0.4], &[0.3, 0.5]),
+                    ],
                 ),
                 arm(
                     "hacpo",
-                    vec![seed(0, &[0.1, 0.5], &[0.3, 0.6]), seed(1, &[0.1, 0.5], &[0.3, 0.4])],
+                    vec![
+                        seed(0, &[0.1, 0.5], &[0.3, 0.6]),
+                        seed(1, &[0.1, 0.5], &[0.3, 0.4]),
+                    ],
                 ),
             ],
         }
@@ -302,7 +311,10 @@ mod tests {
     fn table_reports_final_accuracy_over_seeds_and_change_from_warmup() {
         let t = report().table();
         assert!(t.contains("| gspo | 0.300 ± 0.141 [0.200–0.400] | +0.200 | 0.400 ± 0.141 [0.300–0.500] | +0.100 | 64 | 10 |"), "{t}");
-        assert!(t.contains("| hacpo | 0.500 ± 0.000 [0.500–0.500] | +0.400 | 0.500 ± 0.141"), "{t}");
+        assert!(
+            t.contains("| hacpo | 0.500 ± 0.000 [0.500–0.500] | +0.400 | 0.500 ± 0.141"),
+            "{t}"
+        );
         assert!(t.contains("| warm-up | 0.100 | | 0.300 | |"), "{t}");
         assert!(t.contains("over 2 seeds"), "{t}");
     }

@@ -74,7 +74,8 @@ pub fn start_verifier() -> (String, sqlx::PgPool, tokio::runtime::Runtime) {
             .await
             .unwrap();
         verifier::pool::migrate(&db).await.unwrap();
-        let judge = verifier::code::Judge::new(&<Sandbox as clap::Parser>::parse_from(["x"]).args).unwrap();
+        let judge =
+            verifier::code::Judge::new(&<Sandbox as clap::Parser>::parse_from(["x"]).args).unwrap();
         let state =
             verifier::api::AppState::new(db.clone(), judge, verifier::api::Limits::default());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::{ApiJson, ApiQuery, AppState, check_text};
+use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
 use crate::error::ApiError;
 use crate::pool::agents::{self, Agent, NewAgent};
 use crate::pool::capability::{self, StepCapability};
@@ -36,6 +36,9 @@ pub async fn create(
             "metadata",
             "metadata must be a JSON object",
         ));
+    }
+    if let Some(m) = &new.metadata {
+        check_json("metadata", m)?;
     }
     let (agent, created) = agents::create(&s.db, &new).await?;
     if created {

@@ -11,7 +11,7 @@ use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ApiJson, AppState, check_text};
+use super::{ApiJson, AppState, check_size};
 use crate::code::{CodeReference, CodeVerdict};
 use crate::error::ApiError;
 
@@ -42,7 +42,7 @@ pub async fn verify(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyCode>,
 ) -> Result<Json<CodeVerdict>, ApiError> {
-    check_text("response", &req.response, s.limits.max_response_bytes)?;
+    check_size("response", &req.response, s.limits.max_response_bytes)?;
     Ok(Json(
         s.scorer
             .code()
@@ -178,7 +178,7 @@ pub async fn run_code(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RunCodeRequest>,
 ) -> Result<Json<RunCodeResponse>, ApiError> {
-    check_text("code", &req.code, s.limits.max_response_bytes)?;
+    check_size("code", &req.code, s.limits.max_response_bytes)?;
     let language = Language::parse(&req.language).ok_or_else(|| {
         ApiError::invalid(
             "language",

@@ -10,7 +10,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::{ApiJson, ApiQuery, AppState, check_text};
+use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
 use crate::error::ApiError;
 use crate::pool::rollouts::{self, Rollout, RolloutFilter, RolloutRow};
 use crate::pool::{Page, agents, tasks};
@@ -337,6 +337,9 @@ fn validate(items: &[NewRollout], max_batch: usize, max_response: usize) -> Resu
                 at("metadata"),
                 "metadata must be a JSON object",
             ));
+        }
+        if let Some(m) = &r.metadata {
+            check_json(&at("metadata"), m)?;
         }
     }
     Ok(())

@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::{ApiQuery, AppState, check_text, extract};
+use super::{ApiQuery, AppState, check_json, check_text, extract};
 use crate::dataset;
 use crate::error::ApiError;
 use crate::pool::Page;
@@ -182,6 +182,8 @@ pub fn validate(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, ApiErro
                     "metadata must be a JSON object",
                 ));
             }
+            check_json(&at("metadata"), &metadata)?;
+            check_json(&at("reference"), &t.reference)?;
             Ok(TaskRow {
                 dataset: t.dataset,
                 external_id: t.external_id,

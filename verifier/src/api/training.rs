@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use super::{ApiJson, ApiQuery, AppState, check_text};
+use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
 use crate::error::ApiError;
 use crate::pool::{
     agents,
@@ -27,6 +27,7 @@ pub async fn record(
     if !m.extra.is_object() {
         return Err(ApiError::invalid("extra", "extra must be a JSON object"));
     }
+    check_json("extra", &m.extra)?;
     if agents::get(&s.db, m.agent_id).await?.is_none() {
         return Err(ApiError::not_found(
             "agent_id",

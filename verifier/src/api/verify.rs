@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{ApiJson, AppState, check_text};
+use super::{ApiJson, AppState, check_size};
 use crate::error::ApiError;
 use crate::math;
 
@@ -30,8 +30,8 @@ pub async fn math(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyMath>,
 ) -> Result<Json<math::Verdict>, ApiError> {
-    check_text("reference", &req.reference, s.limits.max_response_bytes)?;
-    check_text("response", &req.response, s.limits.max_response_bytes)?;
+    check_size("reference", &req.reference, s.limits.max_response_bytes)?;
+    check_size("response", &req.response, s.limits.max_response_bytes)?;
     let options = req
         .options
         .unwrap_or_else(|| s.scorer.math_options().clone());
@@ -96,7 +96,7 @@ pub async fn reward(
         ));
     }
     for (i, q) in req.query.iter().enumerate() {
-        check_text(&format!("query[{i}]"), q, s.limits.max_response_bytes)?;
+        check_size(&format!("query[{i}]"), q, s.limits.max_response_bytes)?;
     }
     let scorer = s.scorer.clone();
     let verdicts = tokio::task::spawn_blocking(move || {
