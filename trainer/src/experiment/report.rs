@@ -192,6 +192,7 @@ impl Report {
             chart
                 .configure_mesh()
                 .x_desc("training step")
+                .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_desc("held-out accuracy")
                 .draw()
                 .map_err(draw_error)?;
