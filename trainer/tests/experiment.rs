@@ -138,3 +138,13 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
     assert_eq!(total(&db), before);
     assert_eq!(again.table(), report.table());
 }
+
+#[test]
+fn the_gpu_recipe_is_a_valid_run_of_two_different_agents() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/gsm8k-gpu/run.toml");
+    let cfg = trainer::config::RunConfig::load(&file).expect("the GPU recipe loads");
+    assert_eq!(cfg.algorithm.algorithm, trainer::hacpo::Algorithm::Hacpo);
+    assert_eq!(cfg.agents.len(), 2);
+    assert!(cfg.agents.iter().all(|a| a.device.starts_with("cuda")));
+    assert_eq!(cfg.data.eval.as_deref(), Some("gsm8k-test"));
+}
