@@ -26,6 +26,19 @@ fn main() {
         .map(|i| format!("{i}x^{{{}}}", i % 30))
         .collect::<Vec<_>>()
         .join("+");
+    let digits = "7".repeat(500);
+    let plus_minus = |reorder: bool| {
+        let terms: Vec<String> = (1..=4)
+            .map(|i| {
+                if reorder {
+                    format!("{digits}{i}x")
+                } else {
+                    format!("x\\cdot{digits}{i}")
+                }
+            })
+            .collect();
+        format!("\\boxed{{{}}}", terms.join(" \\pm "))
+    };
     let huge_text = "answer: ".repeat(200_000) + "\\boxed{" + &"{".repeat(100_000);
     let cases: Vec<(&str, String, String)> = vec![
         (
@@ -56,6 +69,7 @@ fn main() {
             "9^{9^{9^{9^{9^{9}}}}}".into(),
         ),
         ("1 MB of anchors", "1".into(), huge_text),
+        ("± of 500-digit terms", plus_minus(false), plus_minus(true)),
     ];
     let options = Options::default();
     if std::env::var("PROFILE_PARSE").is_ok() {
@@ -78,7 +92,8 @@ fn main() {
         );
         if let Ok(e) = e {
             let t = Instant::now();
-            let v = verifier::math::evaluate::exact(&e, &[]);
+            let mut work = verifier::math::equivalence::WORK_BUDGET;
+            let v = verifier::math::evaluate::exact(&e, &[], &mut work);
             println!(
                 "exact {:?} ms {}",
                 t.elapsed().as_secs_f64() * 1e3,

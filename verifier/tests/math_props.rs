@@ -241,3 +241,32 @@ fn plus_minus_on_the_left_of_an_equation_terminates() {
         assert_eq!(v.reward, if v.correct { 1.0 } else { 0.0 });
     }
 }
+
+#[test]
+fn big_number_work_is_charged_by_size() {
+    // Found by fuzzing: `±` variants × sample points × sums over numbers of hundreds of digits
+    // cost far more per node than the node budget assumed (seconds for an 898-byte answer).
+    // Big-number work now counts by operand size and stops at the limit; the same answers over
+    // small numbers are still decided on their merits.
+    let answer = |coef: &str, reorder: bool| {
+        let term = |i: usize| {
+            if reorder {
+                format!("{coef}{i}x")
+            } else {
+                format!("x\\cdot{coef}{i}")
+            }
+        };
+        let terms: Vec<String> = (1..=4).map(term).collect();
+        format!("\\boxed{{{}}}", terms.join(" \\pm "))
+    };
+    let big = "7".repeat(500);
+    let (gold, pred) = (answer(&big, false), answer(&big, true));
+    assert!(pred.len() < 4000, "answers are capped at 4,000 characters");
+    let v = verify(&gold, &pred, &Options::default());
+    assert_eq!(v.rule, Rule::Limit, "{:?}", (v.correct, v.rule, v.note));
+    assert!(!v.correct);
+    let v = verify(&answer("7", false), &answer("7", true), &Options::default());
+    assert!(v.correct && v.rule != Rule::Limit, "{v:?}");
+    let v = verify(&answer("7", false), &answer("8", true), &Options::default());
+    assert!(!v.correct && v.rule != Rule::Limit, "{v:?}");
+}

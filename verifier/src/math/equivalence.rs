@@ -11,13 +11,14 @@ use std::ops::{Div, Sub};
 
 use num_traits::{Signed, Zero};
 
-use super::evaluate::{approx, exact};
+use super::evaluate::{approx, exact, op_cost};
 use super::expr::{Constant, Expr, RelOp};
 use super::number::{self, Complex, Rational};
 use super::parse::normalise_text;
 use super::{Options, PercentPolicy, Rule};
 
-/// Evaluation work (expression nodes evaluated) one verification may spend.
+/// Evaluation work one verification may spend: one unit per expression node evaluated, plus
+/// big-number arithmetic by operand size (see [`op_cost`]).
 pub const WORK_BUDGET: u64 = 150_000;
 /// Most element comparisons one verification may make (sets inside sets, …).
 pub const MAX_COMPARISONS: u32 = 10_000;
@@ -569,8 +570,20 @@ impl Comparer {
                 (s.clone(), Rational::new(n.into(), d.into()))
             })
             .collect();
-        if let (Some(a), Some(b)) = (exact(g, &exact_vals), exact(p, &exact_vals)) {
-            return PointValue::Exact(a, b);
+        let exact_pair = (
+            exact(g, &exact_vals, &mut self.work),
+            exact(p, &exact_vals, &mut self.work),
+        );
+        if self.work == 0 {
+            return PointValue::Undefined;
+        }
+        if let (Some(a), Some(b)) = exact_pair {
+            // The caller compares, subtracts or divides the two values once.
+            return if self.spend(op_cost(&a, &b)) {
+                PointValue::Exact(a, b)
+            } else {
+                PointValue::Undefined
+            };
         }
         // Not rational here (√, π, sin, …): sample reals of both signs away from zero, so
         // that identities true only for positive values (√(x²) = x, ln x² = 2 ln x) fail as

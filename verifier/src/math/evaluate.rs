@@ -15,44 +15,83 @@ fn lookup<'a, T>(vals: Assignment<'a, T>, name: &str) -> Option<&'a T> {
 }
 
 /// The exact rational value of `e`, or `None` when it is irrational, undefined, not a scalar,
-/// or too large to keep exact.
-pub fn exact(e: &Expr, vals: Assignment<'_, Rational>) -> Option<Rational> {
+/// too large to keep exact, or when `work` runs out. Big-number operations are charged to
+/// `work` by operand size, so that a bounded budget is a bounded time however large the numbers.
+pub fn exact(e: &Expr, vals: Assignment<'_, Rational>, work: &mut u64) -> Option<Rational> {
     match e {
         Expr::Num { value, .. } => Some(value.clone()),
         Expr::Sym(s) => lookup(vals, s).cloned(),
         Expr::Add(v) => {
             let mut acc = Rational::zero();
             for t in v {
-                acc = number::add(&acc, &exact(t, vals)?)?;
+                let t = exact(t, vals, work)?;
+                charge(work, op_cost(&acc, &t))?;
+                acc = number::add(&acc, &t)?;
             }
             Some(acc)
         }
         Expr::Mul(v) => {
             let mut acc = Rational::from_integer(1.into());
             for t in v {
-                acc = number::mul(&acc, &exact(t, vals)?)?;
+                let t = exact(t, vals, work)?;
+                charge(work, op_cost(&acc, &t))?;
+                acc = number::mul(&acc, &t)?;
             }
             Some(acc)
         }
-        Expr::Neg(a) => Some(-exact(a, vals)?),
-        Expr::Div(a, b) => number::div(&exact(a, vals)?, &exact(b, vals)?),
+        Expr::Neg(a) => Some(-exact(a, vals, work)?),
+        Expr::Div(a, b) => {
+            let (a, b) = (exact(a, vals, work)?, exact(b, vals, work)?);
+            charge(work, op_cost(&a, &b))?;
+            number::div(&a, &b)
+        }
         Expr::Pow(a, b) => {
-            let e = exact(b, vals)?;
+            let e = exact(b, vals, work)?;
             // `π^0 = 1` even though π itself is not rational (as sympy evaluates `x**0`).
             if e.is_zero() && approx(a, &[]).is_some_and(|v| v.abs() > 0.0) {
                 return Some(Rational::from_integer(1.into()));
             }
-            number::pow(&exact(a, vals)?, &e)
+            let r = number::pow(&exact(a, vals, work)?, &e)?;
+            // Squarings up to the result's size cost about as much as multiplying it by itself.
+            charge(work, op_cost(&r, &r))?;
+            Some(r)
         }
-        Expr::Percent(a) => number::div(&exact(a, vals)?, &Rational::from_integer(100.into())),
-        Expr::Func(f, args) => exact_func(*f, args, vals),
+        Expr::Percent(a) => {
+            number::div(&exact(a, vals, work)?, &Rational::from_integer(100.into()))
+        }
+        Expr::Func(f, args) => exact_func(*f, args, vals, work),
         _ => None,
     }
 }
 
-fn exact_func(f: Func, args: &[Expr], vals: Assignment<'_, Rational>) -> Option<Rational> {
-    let arg = |i: usize| args.get(i).and_then(|a| exact(a, vals));
-    match f {
+/// Takes `units` from `work`; `None` (and `work` emptied) when there is not enough left.
+fn charge(work: &mut u64, units: u64) -> Option<()> {
+    if *work < units {
+        *work = 0;
+        None
+    } else {
+        *work -= units;
+        Some(())
+    }
+}
+
+/// Work units of one arithmetic operation on `a` and `b` beyond the node itself (which the
+/// caller charges): gcd normalisation is quadratic in the operands' 64-bit limbs, so two
+/// 2,048-bit fractions cost about 1,000 units and word-sized values nothing.
+pub fn op_cost(a: &Rational, b: &Rational) -> u64 {
+    let bits = a.numer().bits() + a.denom().bits() + b.numer().bits() + b.denom().bits();
+    let limbs = bits / 64;
+    limbs * limbs / 16
+}
+
+fn exact_func(
+    f: Func,
+    args: &[Expr],
+    vals: Assignment<'_, Rational>,
+    work: &mut u64,
+) -> Option<Rational> {
+    let mut arg = |i: usize| args.get(i).and_then(|a| exact(a, vals, work));
+    let r = match f {
         Func::Sqrt => number::nth_root(&arg(0)?, 2),
         Func::Root => {
             let n = arg(0)?;
@@ -68,20 +107,24 @@ fn exact_func(f: Func, args: &[Expr], vals: Assignment<'_, Rational>) -> Option<
         }
         Func::Abs => Some(arg(0)?.abs()),
         Func::Factorial => number::factorial(&arg(0)?),
-        Func::Binom => number::binomial(&arg(0)?, &arg(1)?),
+        Func::Binom => {
+            let (n, k) = (arg(0)?, arg(1)?);
+            number::binomial(&n, &k)
+        }
         Func::Floor => Some(Rational::from_integer(arg(0)?.floor().to_integer())),
         Func::Ceil => Some(Rational::from_integer(arg(0)?.ceil().to_integer())),
-        Func::Ln if arg(0)? == Rational::from_integer(1.into()) => Some(Rational::zero()),
-        Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh
-            if arg(0)?.is_zero() =>
-        {
-            Some(Rational::zero())
+        Func::Ln => (arg(0)? == Rational::from_integer(1.into())).then(Rational::zero),
+        Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh => {
+            arg(0)?.is_zero().then(Rational::zero)
         }
-        Func::Cos | Func::Cosh | Func::Exp | Func::Sec if arg(0)?.is_zero() => {
-            Some(Rational::from_integer(1.into()))
+        Func::Cos | Func::Cosh | Func::Exp | Func::Sec => {
+            arg(0)?.is_zero().then(|| Rational::from_integer(1.into()))
         }
         _ => None,
-    }
+    }?;
+    // Roots, factorials and binomials cost about a multiplication at the result's size.
+    charge(work, op_cost(&r, &r))?;
+    Some(r)
 }
 
 /// The value of `e` in complex double precision; `None` when undefined or not a scalar.
@@ -196,7 +239,8 @@ mod tests {
     use crate::math::parse::parse_answer;
 
     fn ex(s: &str) -> Option<Rational> {
-        exact(&parse_answer(s).ok()?, &[])
+        let mut work = u64::MAX;
+        exact(&parse_answer(s).ok()?, &[], &mut work)
     }
 
     fn ap(s: &str) -> Option<f64> {
@@ -215,6 +259,29 @@ mod tests {
         assert_eq!(ex("2^{10}"), Some(Rational::from_integer(1024.into())));
         assert_eq!(ex("9^{9^{9}}"), None);
         assert_eq!(ex("1/0"), None);
+    }
+
+    #[test]
+    fn big_number_arithmetic_is_charged_by_operand_size() {
+        let spent = |s: &str| {
+            let mut work = 1_000_000;
+            exact(&parse_answer(s).unwrap(), &[], &mut work).expect("rational");
+            1_000_000 - work
+        };
+        assert_eq!(spent("\\frac{1}{3} + \\frac{2}{7} \\cdot 5"), 0);
+        let big = "7".repeat(300);
+        let cost = spent(&format!(
+            "\\frac{{1}}{{{big}}} + \\frac{{2}}{{{big}1}} \\cdot 5"
+        ));
+        assert!(cost > 50, "~1,000-bit operands cost {cost}");
+        // Out of work: no value, and the budget is emptied so the caller can tell why.
+        let mut work = cost - 1;
+        let e = parse_answer(&format!(
+            "\\frac{{1}}{{{big}}} + \\frac{{2}}{{{big}1}} \\cdot 5"
+        ))
+        .unwrap();
+        assert_eq!(exact(&e, &[], &mut work), None);
+        assert_eq!(work, 0);
     }
 
     #[test]
