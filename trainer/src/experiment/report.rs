@@ -180,7 +180,8 @@ impl Report {
             .flat_map(|s| s.curves.iter().flatten())
             .map(|p| p.1)
             .fold(0.0, f64::max);
-        let y_max = ((top * 10.0).ceil() / 10.0 + 0.05).min(1.0);
+        // Head-room above the curves for the legend.
+        let y_max = ((top * 1.6 + 0.1) * 10.0).ceil().min(10.0) / 10.0;
         for (k, area) in root.split_evenly((1, self.agents.len())).iter().enumerate() {
             let mut chart = ChartBuilder::on(area)
                 .caption(&self.agents[k], ("sans-serif", 20))
@@ -223,7 +224,7 @@ impl Report {
             }
             chart
                 .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
+                .position(SeriesLabelPosition::UpperRight)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK)
                 .draw()
