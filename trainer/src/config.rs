@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::hacpo::HacpoConfig;
 
@@ -109,18 +110,22 @@ fn one() -> usize {
 fn one_f() -> f64 {
     1.0
 }
-fn cpu() -> String {
+pub(crate) fn cpu() -> String {
     "cpu".into()
+}
+
+/// Parses a TOML file; returns it with the folder its relative paths are relative to.
+pub(crate) fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<(T, &Path)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    Ok((value, path.parent().unwrap_or(Path::new("."))))
 }
 
 impl RunConfig {
     /// Reads and checks a config file; relative paths become relative to its folder.
     pub fn load(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut cfg: Self =
-            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
+        let (mut cfg, base): (Self, _) = read_toml(path)?;
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
         for a in &mut cfg.agents {
             a.model = base.join(&a.model);

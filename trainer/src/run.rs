@@ -312,19 +312,31 @@ fn restore_capabilities(
 
 /// The prompts of `step`: a deterministic draw (seed, step) without replacement.
 fn sample_prompts(tasks: &[TaskPrompt], n: usize, seed: u64, step: usize) -> Vec<TaskPrompt> {
-    let mut state = seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut rng = SplitMix64(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut idx: Vec<usize> = (0..tasks.len()).collect();
-    // Partial Fisher–Yates with splitmix64.
+    // Partial Fisher–Yates.
     for i in 0..n.min(idx.len()) {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let j = i + (z % (idx.len() - i) as u64) as usize;
+        let j = i + rng.below(idx.len() - i);
         idx.swap(i, j);
     }
     idx.into_iter().take(n).map(|i| tasks[i].clone()).collect()
+}
+
+/// splitmix64: small, fast and identical on every platform (prompt draws, generated tasks).
+pub(crate) struct SplitMix64(pub(crate) u64);
+
+impl SplitMix64 {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
 }
 
 /// Every agent samples `g` responses per prompt; their mean token log-probs are recomputed by

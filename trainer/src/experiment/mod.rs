@@ -14,7 +14,7 @@ use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection};
+use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
 use crate::hacpo::HacpoConfig;
 use crate::policy::{Policy, TextPair};
 use crate::run::{evaluate_policy, parse_device, register_agent};
@@ -87,22 +87,14 @@ pub struct ExperimentAgent {
     #[serde(default)]
     pub weight_decay: f64,
     /// `cpu`, `cuda` or `cuda:N`.
-    #[serde(default = "cpu")]
+    #[serde(default = "crate::config::cpu")]
     pub device: String,
-}
-
-fn cpu() -> String {
-    "cpu".into()
 }
 
 impl ExperimentConfig {
     /// Reads and checks a file; relative paths become relative to its folder.
     pub fn load(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut cfg: Self =
-            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
+        let (mut cfg, base): (Self, _) = read_toml(path)?;
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
         for a in &mut cfg.agents {
             a.config = resolve(base, &a.config);
