@@ -1,7 +1,10 @@
 //! Runs per second of the sandbox vs. a native `python3` subprocess per run (what process-based
-//! sandboxes do), for a trivial program and a HumanEval test run, at concurrency 1 and 2.
+//! sandboxes do), for a trivial program, a HumanEval test run and a compute loop, at concurrency
+//! 1 and 2.
 //!
-//! `cargo bench -p sandbox --bench sandbox_bench` (set `BENCH_RUNS` to change the run count).
+//! `cargo bench -p sandbox --bench sandbox_bench`. Knobs (env): `BENCH_RUNS` (runs per cell,
+//! default 200), `BENCH_ENGINES` (comma list of `fast,full,native`), `BENCH_FUEL=0` (no fuel
+//! metering, to see its cost).
 
 use std::io::Read;
 use std::sync::Arc;
@@ -116,6 +119,7 @@ async fn main() {
     let sandbox = Arc::new(
         Sandbox::new(Config {
             concurrency: 2,
+            fuel: std::env::var("BENCH_FUEL").map_or(true, |v| v != "0"),
             ..Config::default()
         })
         .expect("sandbox"),
@@ -127,21 +131,32 @@ async fn main() {
     let programs = [
         ("trivial `print(1)`", "print(1)".to_string()),
         ("HumanEval/0 test run", humaneval_program()),
+        // Compute-bound (~20 ms on the fast path): shows how runs scale across cores once
+        // per-run set-up no longer dominates.
+        (
+            "compute loop",
+            "print(sum(i * i % 7 for i in range(200_000)))".to_string(),
+        ),
     ];
-    let engines = [
-        Engine::Sandbox(PythonRuntime::Fast),
-        Engine::Sandbox(PythonRuntime::Full),
-        Engine::Native,
-    ];
+    let wanted = std::env::var("BENCH_ENGINES").unwrap_or_else(|_| "fast,full,native".into());
+    let engines: Vec<Engine> = wanted
+        .split(',')
+        .map(|name| match name.trim() {
+            "fast" => Engine::Sandbox(PythonRuntime::Fast),
+            "full" => Engine::Sandbox(PythonRuntime::Full),
+            "native" => Engine::Native,
+            other => panic!("BENCH_ENGINES: unknown engine {other:?} (fast, full, native)"),
+        })
+        .collect();
 
     println!(
         "\n| program | engine | cold first run (ms) | warm mean (ms) | runs/s c=1 | runs/s c=2 | ratio vs python3 c=1 | ratio c=2 |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     for (label, src) in &programs {
-        let mut native = (0.0, 0.0);
+        let mut native = (f64::NAN, f64::NAN);
         let mut rows = Vec::new();
-        for engine in engines {
+        for &engine in &engines {
             let cold = run_once(&sandbox, engine, src).await;
             // Warm-up beyond the first run, then measure.
             for _ in 0..3 {

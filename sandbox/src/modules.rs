@@ -7,12 +7,44 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
-use wasmtime::{Engine, Module};
+use wasmtime::{Enabled, Engine, InstanceAllocationStrategy, Module, PoolingAllocationConfig};
+
+/// Core instances one run may create: the fast runtime is a component of a few dozen
+/// dynamically linked core modules; command modules have one.
+const CORE_INSTANCES_PER_RUN: u32 = 64;
+/// Linear memories one run may create.
+const MEMORIES_PER_RUN: u32 = 4;
+/// Tables one run may create.
+const TABLES_PER_RUN: u32 = 64;
+/// Linear-memory bytes per slot reset in place (only the pages a run dirtied, found with the
+/// `PAGEMAP_SCAN` ioctl) rather than discarded, so the next run does not fault them back in.
+const KEEP_RESIDENT: usize = 64 << 20;
 
 /// Builds the engine every run uses.
-pub(crate) fn engine(fuel: bool) -> Result<Engine> {
+///
+/// Instances come from a pooling allocator sized for `concurrency` runs at once: a run reuses a
+/// slot whose address space and copy-on-write heap image are already mapped, and the pages the
+/// last run dirtied are reset in place. Each page fault on a fresh mapping costs a TLB-shootdown
+/// interrupt to the other cores running sandbox threads, which made two concurrent runs slower
+/// than one with a fresh mapping per run (BENCHMARKS.md#sandbox).
+pub(crate) fn engine(fuel: bool, concurrency: usize) -> Result<Engine> {
+    // Twice the permits: a slot is only released once its store is dropped, and a fallback run
+    // starts right after the fast run's store goes.
+    let slots = u32::try_from(concurrency.saturating_mul(2).max(2)).context("concurrency")?;
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(slots)
+        .total_stacks(slots)
+        .total_core_instances(slots * CORE_INSTANCES_PER_RUN)
+        .max_core_instances_per_component(CORE_INSTANCES_PER_RUN)
+        .total_memories(slots * MEMORIES_PER_RUN)
+        .max_memories_per_component(MEMORIES_PER_RUN)
+        .total_tables(slots * TABLES_PER_RUN)
+        .max_tables_per_component(TABLES_PER_RUN)
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .pagemap_scan(Enabled::Auto);
     let mut config = wasmtime::Config::new();
     config
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
         .epoch_interruption(true)
         .consume_fuel(fuel)
         // Deep recursion must end as a Python RecursionError or a wasm stack-overflow trap,

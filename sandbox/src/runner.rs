@@ -48,7 +48,7 @@ impl Sandbox {
             config.concurrency > 0,
             "sandbox concurrency must be at least 1"
         );
-        let engine = crate::modules::engine(config.fuel)?;
+        let engine = crate::modules::engine(config.fuel, config.concurrency)?;
         let python = Python::load(&engine, &config)?;
         let toolchain = Toolchain::detect(config.clang.as_deref());
         match &toolchain {

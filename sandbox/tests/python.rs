@@ -183,17 +183,25 @@ async fn runs_are_deterministic_and_isolated() {
         assert_eq!(*stdout.get_or_insert(out.stdout.clone()), out.stdout);
         assert_eq!(*fuel.get_or_insert(out.fuel_used), out.fuel_used);
     }
-    // A global set by one run is not visible to the next (fresh instance per run).
-    let out = run(Program::python(
-        "LEAK = 1\nimport sys\nsys.modules['math'].LEAK = 2",
-    ))
-    .await;
-    assert_eq!(out.status, Status::Ok, "{out:?}");
-    let out = run(Program::python(
-        "import math\nprint('LEAK' in globals(), hasattr(math, 'LEAK'))",
-    ))
-    .await;
-    assert_eq!(out.stdout, "False False\n", "{out:?}");
+    // What one run leaves in memory is not visible to later runs, including those that reuse its
+    // pooled instance slot (more runs than the pool has slots, on both runtimes).
+    for runtime in [PythonRuntime::Fast, PythonRuntime::Full] {
+        let out = run(Program::python(
+            "LEAK = 1\nimport math\nmath.LEAK = 2\nBIG = bytearray(b'L' * (8 << 20))",
+        )
+        .with_python_runtime(runtime))
+        .await;
+        assert_eq!(out.status, Status::Ok, "{out:?}");
+        for _ in 0..6 {
+            let out = run(Program::python(
+                "import math, gc\nprint('LEAK' in globals(), hasattr(math, 'LEAK'), \
+                 any(isinstance(o, bytearray) and len(o) >= 8 << 20 for o in gc.get_objects()))",
+            )
+            .with_python_runtime(runtime))
+            .await;
+            assert_eq!(out.stdout, "False False False\n", "{runtime:?}: {out:?}");
+        }
+    }
 }
 
 #[tokio::test]

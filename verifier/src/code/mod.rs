@@ -104,6 +104,10 @@ pub struct SandboxArgs {
     /// Linear-memory limit per program run, in MiB.
     #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_MB", default_value_t = 512)]
     pub sandbox_memory_mb: u64,
+    /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
+    /// about a quarter faster (BENCHMARKS.md#sandbox).
+    #[arg(long, env = "VERIFIER_SANDBOX_FUEL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub sandbox_fuel: bool,
     /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
     #[arg(long, env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
     pub sandbox_runtime_dir: Option<PathBuf>,
@@ -126,6 +130,7 @@ impl SandboxArgs {
             config.cache_dir = dir.clone();
         }
         config.default_limits = self.limits();
+        config.fuel = self.sandbox_fuel;
         config
     }
 
@@ -145,8 +150,9 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{:?}",
         config.concurrency,
+        config.fuel,
         config.runtime_dir.display(),
         config.cache_dir.display(),
         config.default_limits
@@ -636,4 +642,39 @@ struct Judged {
     cases: Vec<CaseVerdict>,
     runtime: Option<String>,
     problem: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::SandboxArgs;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    }
+
+    #[test]
+    fn sandbox_flags_reach_the_sandbox_config() {
+        let defaults = Cli::parse_from(["verifier"]).sandbox.config();
+        assert!(defaults.fuel);
+        assert_eq!(defaults.default_limits.memory_bytes, 512 << 20);
+        let set = Cli::parse_from([
+            "verifier",
+            "--sandbox-fuel",
+            "false",
+            "--sandbox-memory-mb",
+            "64",
+            "--sandbox-concurrency",
+            "3",
+        ])
+        .sandbox
+        .config();
+        assert!(!set.fuel);
+        assert_eq!(set.default_limits.memory_bytes, 64 << 20);
+        assert_eq!(set.concurrency, 3);
+        assert!(Cli::try_parse_from(["verifier", "--sandbox-fuel", "maybe"]).is_err());
+    }
 }
