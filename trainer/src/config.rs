@@ -43,6 +43,11 @@ pub struct RunSection {
     /// Optimizer steps per training step (the batch is split into this many mini-batches).
     #[serde(default = "one")]
     pub minibatches: usize,
+    /// Sequences per forward/backward pass within a mini-batch (gradient accumulation); 0 = the
+    /// whole mini-batch at once. Bounds activation memory, which the [sequences × response
+    /// tokens × vocabulary] logits dominate for large vocabularies, without changing the update.
+    #[serde(default)]
+    pub micro_batch: usize,
     /// Most new tokens per response.
     pub max_new_tokens: usize,
     /// Sampling temperature.

@@ -1,6 +1,7 @@
 //! Heterogeneous agents on libtorch: model families, tokenizers and chat templates, GGUF
-//! import, batched generation, log-probs of any response under any agent, checkpoints, the
-//! HACPO training loop with its baselines, supervised warm-up, and the reproducible experiment.
+//! import, batched generation, log-probs of any response under any agent, checkpoints, AdamW
+//! with resumable state, the HACPO training loop with its baselines, supervised warm-up, and
+//! the reproducible experiment.
 
 pub mod chat;
 pub mod checkpoint;
@@ -11,6 +12,7 @@ pub mod gguf;
 pub mod hacpo;
 pub mod logprob;
 pub mod models;
+pub mod optim;
 pub mod policy;
 pub mod run;
 pub mod sft;

@@ -34,7 +34,7 @@ fn write_config(
     agents: &[(&str, &Path)],
 ) -> std::path::PathBuf {
     let mut toml = format!(
-        "[run]\nname = \"loop-test\"\nsteps = {steps}\nseed = 7\nprompts_per_step = 2\ngroup_size = 3\nminibatches = 2\n\
+        "[run]\nname = \"loop-test\"\nsteps = {steps}\nseed = 7\nprompts_per_step = 2\ngroup_size = 3\nminibatches = 2\nmicro_batch = 4\n\
          max_new_tokens = 6\ncheckpoint_every = 1\neval_every = 2\noutput_dir = \"out\"\nthreads = 1\n\n\
          [verifier]\nurl = \"{url}\"\n\n[data]\ntrain = \"toy-train\"\neval = \"toy-eval\"\neval_size = 3\n\n\
          [algorithm]\nalgorithm = \"hacpo\"\n"
@@ -142,12 +142,17 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
         "both steps ended an invocation, so both evaluated"
     );
 
-    // Checkpoints of both steps exist and load as Hugging Face directories.
+    // Checkpoints of both steps exist, load as Hugging Face directories, and carry the AdamW
+    // state: 2 updates per step (2 mini-batches), so the resumed run's step-2 checkpoint holds 4
+    // (a resume that restarted the optimizer would hold 2).
     for (name, _) in agents {
         for step in [1, 2] {
             let ckpt = trainer::run::checkpoint_dir(&dir.path().join("out"), name, step);
-            Policy::load(&ckpt, Device::Cpu)
+            let policy = Policy::load(&ckpt, Device::Cpu)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", ckpt.display()));
+            let mut opt = trainer::optim::AdamW::new(policy.var_store(), 1e-3, 0.0);
+            opt.load(&ckpt).unwrap();
+            assert_eq!(opt.steps(), 2 * step as i64, "{}", ckpt.display());
         }
     }
 }
