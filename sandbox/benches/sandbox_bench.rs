@@ -174,16 +174,24 @@ async fn main() {
             }
             rows.push((engine, cold, c1, c2));
         }
+        // Without the native engine in BENCH_ENGINES there is nothing to compare with.
+        let ratio = |x: f64, base: f64| {
+            if base.is_nan() {
+                "–".to_string()
+            } else {
+                format!("{:.1}×", x / base)
+            }
+        };
         for (engine, cold, c1, c2) in rows {
             println!(
-                "| {label} | {} | {:.1} | {:.2} | {:.0} | {:.0} | {:.1}× | {:.1}× |",
+                "| {label} | {} | {:.1} | {:.2} | {:.0} | {:.0} | {} | {} |",
                 engine.name(),
                 cold.as_secs_f64() * 1e3,
                 1e3 / c1,
                 c1,
                 c2,
-                c1 / native.0,
-                c2 / native.1
+                ratio(c1, native.0),
+                ratio(c2, native.1)
             );
         }
     }

@@ -1,5 +1,6 @@
-//! Bench: generation tokens/s and forward+backward tokens/s for SmolLM2-135M under this crate,
-//! side by side with PyTorch eager (transformers) on the same weights, batches and loops.
+//! Bench: generation tokens/s, forward+backward tokens/s and one HACPO update step's tokens/s
+//! for SmolLM2-135M under this crate, side by side with PyTorch eager (transformers) on the same
+//! weights, batches and loops.
 //!
 //! Run: `source scripts/env.d/30-torch.sh && cargo bench -p trainer --bench policy`
 //! Knobs (env): BENCH_DEVICE (cpu|cuda), BENCH_THREADS, BENCH_BATCH, BENCH_NEW_TOKENS,
@@ -12,6 +13,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 use tch::{Device, Kind, Tensor};
+use trainer::hacpo::{HacpoConfig, SequenceSample, sequence_loss};
+use trainer::optim::{AdamW, clip_grad_norm};
 use trainer::{Policy, SamplingParams};
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -112,8 +115,48 @@ fn main() -> Result<()> {
         Ok(())
     })?;
 
+    // One HACPO update step on the same batch, on a copy of the model (the parity check below
+    // needs the original weights): log-probs with gradients, the sequence loss with half the
+    // sequences from another agent (advantages ±1, ratios inside the clip ranges), backward,
+    // gradient clipping at 1, AdamW.
+    let current: Vec<f64> = Vec::try_from(
+        tch::no_grad(|| policy.score_ids(&train_pairs))?
+            .mean_logprob
+            .to_kind(Kind::Double)
+            .to_device(Device::Cpu),
+    )?;
+    let samples: Vec<SequenceSample> = current
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| {
+            let cross = i % 2 == 1;
+            SequenceSample {
+                cross,
+                advantage: if i % 4 < 2 { 1.0 } else { -1.0 },
+                // Cross ratios exp(-0.05) ≈ 0.95, inside [0.8, 1]: their gradients flow.
+                old_logprob: if cross { l + 0.05 } else { l },
+                omega: if cross { 1.5 } else { 1.0 },
+            }
+        })
+        .collect();
+    let hacpo = HacpoConfig::default();
+    let learner = policy.duplicate()?;
+    let mut opt = AdamW::new(learner.var_store(), 1e-6, 0.01);
+    let update_secs = time_it(repeats, || {
+        opt.zero_grad();
+        let s = learner.score_ids(&train_pairs)?;
+        sequence_loss(&s.mean_logprob, &samples, 0, &hacpo)
+            .loss
+            .backward();
+        clip_grad_norm(learner.var_store(), 1.0);
+        opt.step();
+        Ok(())
+    })?;
+    drop(learner);
+
     let gen_tps = (batch * new_tokens) as f64 / gen_secs;
     let train_tps = train_tokens as f64 / train_secs;
+    let update_tps = train_tokens as f64 / update_secs;
     println!(
         "device {device:?}, threads {threads}, dtype {:?}",
         policy.var_store().kind()
@@ -123,6 +166,9 @@ fn main() -> Result<()> {
     );
     println!(
         "trainer  fwd+bwd : {train_tps:.1} tok/s (batch {train_batch}, {train_tokens} tokens, {train_secs:.3} s)"
+    );
+    println!(
+        "trainer  update  : {update_tps:.1} tok/s (HACPO loss + backward + clip + AdamW, {update_secs:.3} s)"
     );
 
     // The reference, when its venv is there.
@@ -165,6 +211,15 @@ fn main() -> Result<()> {
         "model_dir": dir, "device": if device.is_cuda() { "cuda" } else { "cpu" }, "threads": threads,
         "prompts": prompts, "new_tokens": new_tokens, "train_pairs": train_pairs, "repeats": repeats,
         "pad_id": policy.pad_token_id(), "parity_file": parity,
+        "update": {
+            "cross": samples.iter().map(|s| s.cross).collect::<Vec<_>>(),
+            "advantage": samples.iter().map(|s| s.advantage).collect::<Vec<_>>(),
+            "old_logprob": samples.iter().map(|s| s.old_logprob).collect::<Vec<_>>(),
+            "omega": samples.iter().map(|s| s.omega).collect::<Vec<_>>(),
+            "gspo_eps": [hacpo.gspo_eps_low, hacpo.gspo_eps_high],
+            "cross_lower": hacpo.cross_lower_bound(0), "alpha": hacpo.alpha,
+            "lr": 1e-6, "weight_decay": 0.01, "max_grad_norm": 1.0,
+        },
     });
     let job_file = tmp.join("job.json");
     std::fs::write(&job_file, job.to_string())?;
@@ -182,12 +237,15 @@ fn main() -> Result<()> {
         serde_json::from_str(stdout.lines().last().unwrap_or("")).context("reference output")?;
     let ref_gen = (batch * new_tokens) as f64 / r["generate_secs"].as_f64().unwrap_or(f64::NAN);
     let ref_train = train_tokens as f64 / r["train_secs"].as_f64().unwrap_or(f64::NAN);
+    let ref_update = train_tokens as f64 / r["update_secs"].as_f64().unwrap_or(f64::NAN);
     println!("pytorch  generate: {ref_gen:.1} tok/s");
     println!("pytorch  fwd+bwd : {ref_train:.1} tok/s");
+    println!("pytorch  update  : {ref_update:.1} tok/s");
     println!(
-        "ratio (trainer / pytorch): generate {:.2}x, fwd+bwd {:.2}x",
+        "ratio (trainer / pytorch): generate {:.2}x, fwd+bwd {:.2}x, update {:.2}x",
         gen_tps / ref_gen,
-        train_tps / ref_train
+        train_tps / ref_train,
+        update_tps / ref_update
     );
     println!(
         "logit parity vs transformers: max |diff| = {:.2e}",
@@ -195,10 +253,12 @@ fn main() -> Result<()> {
     );
     if let Some(m) = r["train_peak_mem_bytes"].as_f64() {
         let gen_mem = r["generate_peak_mem_bytes"].as_f64().unwrap_or(0.0);
+        let upd_mem = r["update_peak_mem_bytes"].as_f64().unwrap_or(0.0);
         println!(
-            "pytorch peak memory: generate {:.0} MiB, fwd+bwd {:.0} MiB",
+            "pytorch peak memory: generate {:.0} MiB, fwd+bwd {:.0} MiB, update {:.0} MiB",
             gen_mem / 1048576.0,
-            m / 1048576.0
+            m / 1048576.0,
+            upd_mem / 1048576.0
         );
     }
     Ok(())

@@ -88,13 +88,18 @@ impl AdamW {
                 if !g.defined() {
                     continue;
                 }
+                // In place except two temporaries per tensor: the update is memory-bound.
                 let mut p = p.shallow_clone();
                 let _ = p.g_mul_scalar_(1.0 - self.lr * self.weight_decay);
                 let _ = m.lerp_(&g, 1.0 - self.beta1);
-                let _ = v.g_mul_scalar_(self.beta2);
-                let _ = v.addcmul_(&g, &(&g * (1.0 - self.beta2)));
-                let denom = v.sqrt() / bias2_sqrt + self.eps;
-                let _ = p.addcdiv_(&(&*m * -step_size), &denom);
+                let _ = v.lerp_(&g.square(), 1.0 - self.beta2);
+                // p −= step_size · m / (√v / √bc₂ + ε), with the −1/step_size folded into the
+                // denominator (tch's addcdiv_ has no scale argument).
+                let mut denom = v.sqrt();
+                let _ = denom.g_div_scalar_(bias2_sqrt);
+                let _ = denom.g_add_scalar_(self.eps);
+                let _ = denom.g_mul_scalar_(-1.0 / step_size);
+                let _ = p.addcdiv_(m, &denom);
             }
         });
     }
@@ -152,6 +157,38 @@ impl AdamW {
         self.steps = steps;
         Ok(())
     }
+}
+
+/// Scales the gradients of `vs`'s trainable variables so that their global L2 norm is at most
+/// `max` (`torch.nn.utils.clip_grad_norm_`); returns the norm before scaling.
+pub fn clip_grad_norm(vs: &VarStore, max: f64) -> f64 {
+    let grads: Vec<Tensor> = vs
+        .trainable_variables()
+        .iter()
+        .map(Tensor::grad)
+        .filter(Tensor::defined)
+        .collect();
+    if grads.is_empty() {
+        return 0.0;
+    }
+    // One device-to-host read for the whole norm.
+    let norms: Vec<Tensor> = grads
+        .iter()
+        .map(|g| g.norm().to_kind(Kind::Double))
+        .collect();
+    let norm = Tensor::stack(&norms, 0)
+        .square()
+        .sum(Kind::Double)
+        .sqrt()
+        .double_value(&[]);
+    if norm > max {
+        tch::no_grad(|| {
+            for g in &grads {
+                let _ = g.shallow_clone().g_mul_scalar_(max / (norm + 1e-6));
+            }
+        });
+    }
+    norm
 }
 
 #[cfg(test)]
@@ -253,6 +290,28 @@ mod tests {
         loss(&wd, &bd, 2).backward();
         d.step();
         assert_ne!(params(&vs_a), params(&vs_d));
+    }
+
+    #[test]
+    fn gradients_are_clipped_to_the_global_norm() {
+        let (vs, w, b) = model(3);
+        loss(&w, &b, 0).backward();
+        let before: f64 = [&w, &b]
+            .iter()
+            .map(|t| t.grad().square().sum(Kind::Double).double_value(&[]))
+            .sum::<f64>()
+            .sqrt();
+        assert!(before > 0.5, "{before}");
+        let returned = clip_grad_norm(&vs, 0.5);
+        assert!((returned - before).abs() < 1e-6 * before);
+        let after: f64 = [&w, &b]
+            .iter()
+            .map(|t| t.grad().square().sum(Kind::Double).double_value(&[]))
+            .sum::<f64>()
+            .sqrt();
+        assert!((after - 0.5).abs() < 1e-5, "{after}");
+        // Under the bound nothing changes.
+        assert!((clip_grad_norm(&vs, 10.0) - after).abs() < 1e-6);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::hacpo::{
     Algorithm, CapabilityTracker, GroupMember, SequenceSample, advantages, grpo_loss, kl_k3,
     sequence_loss,
 };
-use crate::optim::{self, AdamW};
+use crate::optim::{self, AdamW, clip_grad_norm};
 use crate::policy::{Policy, TextPair};
 use crate::verifier::{Group, NewRollout, TaskPrompt, VerifierClient};
 
@@ -585,7 +585,7 @@ fn update(
                 }
             }
         }
-        st.grad_norm += clip_grad_norm(&agent.policy, MAX_GRAD_NORM);
+        st.grad_norm += clip_grad_norm(agent.policy.var_store(), MAX_GRAD_NORM);
         agent.opt.step();
         st.loss += loss_sum;
         st.kl += kl_sum;
@@ -603,37 +603,6 @@ fn update(
         0.0
     };
     Ok(st)
-}
-
-/// Scales gradients so that their global norm is at most `max`; returns the norm before.
-pub(crate) fn clip_grad_norm(policy: &Policy, max: f64) -> f64 {
-    let vars = policy.var_store().trainable_variables();
-    let grads: Vec<Tensor> = vars
-        .iter()
-        .map(Tensor::grad)
-        .filter(Tensor::defined)
-        .collect();
-    let norm = grads
-        .iter()
-        .map(|g| {
-            g.to_kind(Kind::Double)
-                .pow_tensor_scalar(2)
-                .sum(Kind::Double)
-                .double_value(&[])
-        })
-        .sum::<f64>()
-        .sqrt();
-    if norm > max {
-        tch::no_grad(|| {
-            for g in &grads {
-                let _ = g
-                    .shallow_clone()
-                    .f_mul_(&Tensor::from(max / (norm + 1e-6)))
-                    .expect("scaling a gradient");
-            }
-        });
-    }
-    norm
 }
 
 fn shuffle<T>(items: &mut [T], seed: u64) {

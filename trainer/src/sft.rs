@@ -49,7 +49,7 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
         ensure!(value.is_finite(), "non-finite loss at warm-up step {step}");
         opt.zero_grad();
         loss.backward();
-        crate::run::clip_grad_norm(policy, crate::run::MAX_GRAD_NORM);
+        crate::optim::clip_grad_norm(policy.var_store(), crate::run::MAX_GRAD_NORM);
         opt.step();
         losses.push(value);
         if step % 50 == 0 || step == cfg.steps {
