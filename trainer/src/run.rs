@@ -346,7 +346,8 @@ impl SplitMix64 {
 }
 
 /// Every agent samples `g` responses per prompt; their mean token log-probs are recomputed by
-/// the training model through the same re-tokenizing path learners use, so self ratios start at 1.
+/// the training model through the same re-tokenizing path learners use, so self ratios start at 1
+/// (up to the rounding of differently padded batches).
 fn generate(
     agents: &[Agent],
     prompts: &[TaskPrompt],
@@ -377,13 +378,24 @@ fn generate(
             .zip(&messages)
             .map(|(o, m)| text_pair(m, &o.text, o.sampled.finish_reason == FinishReason::Stop))
             .collect();
-        let scores = tch::no_grad(|| a.policy.score_texts(&pairs))?;
-        let means: Vec<f64> = Vec::try_from(
-            &scores
-                .mean_logprob
-                .to_kind(Kind::Double)
-                .to_device(Device::Cpu),
-        )?;
+        // Scored `micro_batch` sequences at a time, like the update: one pass over a whole
+        // step's responses would hold [responses × tokens × vocabulary] logits at once.
+        let micro = match cfg.run.micro_batch {
+            0 => pairs.len(),
+            n => n,
+        };
+        let mut means = Vec::with_capacity(pairs.len());
+        let mut lengths = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(micro.max(1)) {
+            let scores = tch::no_grad(|| a.policy.score_texts(chunk))?;
+            means.extend(Vec::<f64>::try_from(
+                &scores
+                    .mean_logprob
+                    .to_kind(Kind::Double)
+                    .to_device(Device::Cpu),
+            )?);
+            lengths.extend(scores.lengths);
+        }
         for (i, o) in gens.iter().enumerate() {
             let tokens = o.sampled.token_ids.len() as i32;
             rollouts.push(NewRollout {
@@ -396,7 +408,7 @@ fn generate(
                 response: o.text.clone(),
                 token_count: tokens,
                 logprob_mean: means[i].min(0.0),
-                logprob_sum: (means[i] * scores.lengths[i] as f64).min(0.0),
+                logprob_sum: (means[i] * lengths[i] as f64).min(0.0),
                 metadata: json!({ "ends_turn": pairs[i].ends_turn }),
             });
         }

@@ -1,5 +1,6 @@
 //! Logs (tracing, text or JSON) and the Prometheus recorder.
 
+use std::io::IsTerminal;
 use std::sync::OnceLock;
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
@@ -21,6 +22,8 @@ pub fn init_logging(format: LogFormat) {
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx::postgres::notice=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        // Colour codes only for a terminal: piped logs (files, journald, CI) stay plain text.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     // A second initialisation (tests) keeps the first subscriber.
     let _ = match format {
