@@ -267,7 +267,7 @@ impl Policy {
         checkpoint::save_weights(&self.vs, dir)
     }
 
-    /// The parameters (for optimizers: `nn::AdamW::default().build(policy.var_store(), lr)`).
+    /// The parameters (for optimizers: `optim::AdamW::new(policy.var_store(), lr, wd)`).
     pub fn var_store(&self) -> &VarStore {
         &self.vs
     }

@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::{Result, ensure};
 use serde::{Deserialize, Serialize};
 use tch::Kind;
-use tch::nn::{self, OptimizerConfig};
 
+use crate::optim::{AdamW, clip_grad_norm};
 use crate::policy::{Policy, TextPair};
 
 /// Warm-up settings.
@@ -30,7 +30,8 @@ pub struct SftConfig {
 pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -> Result<Vec<f64>> {
     ensure!(!examples.is_empty(), "no examples to fine-tune on");
     ensure!(cfg.batch_size > 0, "batch_size must be positive");
-    let mut opt = nn::AdamW::default().build(policy.var_store(), cfg.lr)?;
+    // Weight decay 0.01: PyTorch's AdamW default.
+    let mut opt = AdamW::new(policy.var_store(), cfg.lr, 0.01);
     let mut state = cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B;
     let mut losses = Vec::with_capacity(cfg.steps);
     let start = Instant::now();
@@ -49,7 +50,7 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
         ensure!(value.is_finite(), "non-finite loss at warm-up step {step}");
         opt.zero_grad();
         loss.backward();
-        crate::optim::clip_grad_norm(policy.var_store(), crate::run::MAX_GRAD_NORM);
+        clip_grad_norm(policy.var_store(), crate::run::MAX_GRAD_NORM);
         opt.step();
         losses.push(value);
         if step % 50 == 0 || step == cfg.steps {
