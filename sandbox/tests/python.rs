@@ -247,3 +247,22 @@ where
     }
     out
 }
+
+#[tokio::test]
+async fn a_large_instance_pool_starts_and_runs() {
+    // The pool reserves address space per slot up front (~32 GiB per unit of concurrency, none of
+    // it committed): a big machine's setting must still start.
+    let sandbox = sandbox::Sandbox::new(sandbox::Config {
+        concurrency: 64,
+        ..sandbox::Config::default()
+    })
+    .expect("a 64-run pool starts");
+    for i in 0..3 {
+        let out = sandbox
+            .run(Program::python(format!("print({i} * 2)")))
+            .await
+            .unwrap();
+        assert_eq!(out.status, Status::Ok, "{out:?}");
+        assert_eq!(out.stdout, format!("{}\n", i * 2));
+    }
+}
