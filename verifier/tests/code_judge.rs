@@ -289,3 +289,31 @@ async fn bad_references_are_judge_errors_not_wrong_answers() {
         .await;
     assert_eq!(status, 422, "{err}");
 }
+
+#[tokio::test]
+async fn a_task_time_limit_shortens_runs_that_never_finish() {
+    let s = TestService::start().await;
+    let mut reference = assert_ref();
+    reference["time_limit_ms"] = json!(300);
+    let looping = "def add(a, b):\n    while True:\n        pass\n";
+    let v = verify(&s, &reference, PROMPT, looping).await;
+    assert_eq!(v["correct"], false, "{v}");
+    assert_eq!(v["cases"][0]["status"], "timeout", "{v}");
+    // The service's own limit is 10 s; the task's 300 ms applied.
+    let elapsed = v["elapsed_seconds"].as_f64().unwrap();
+    assert!(elapsed < 5.0, "{v}");
+    // Correct programs are unaffected by a short limit.
+    let v = verify(&s, &reference, PROMPT, "    return a + b\n").await;
+    assert_eq!(v["correct"], true, "{v}");
+
+    // Zero is refused with a 4xx naming the field.
+    reference["time_limit_ms"] = json!(0);
+    let (status, body) = s
+        .post(
+            "/v1/verify/code",
+            &json!({"reference": reference, "prompt": PROMPT, "response": "    return a + b\n"}),
+        )
+        .await;
+    assert!((400..500).contains(&status), "{status} {body}");
+    assert!(body.to_string().contains("time_limit_ms"), "{body}");
+}

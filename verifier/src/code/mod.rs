@@ -4,6 +4,7 @@ pub mod compare;
 pub mod extract;
 pub mod harness;
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -29,6 +30,12 @@ pub struct CodeReference {
     /// A known-good solution (kept hidden like the tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical_solution: Option<String>,
+    /// Wall-clock limit per program run for this task, in milliseconds, at most the service's
+    /// `--sandbox-time-limit-ms` (longer values are capped). Tests that finish in milliseconds
+    /// can set a short one, so that programs that never finish hold a sandbox slot less long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u64>, minimum = 1)]
+    pub time_limit_ms: Option<NonZeroU64>,
 }
 
 /// The three styles of tests a code task can carry.
@@ -334,6 +341,10 @@ impl Judge {
             );
         };
         let (code, extraction) = extract::program(response, language);
+        let mut limits = self.limits.clone();
+        if let Some(ms) = reference.time_limit_ms {
+            limits.wall_time = limits.wall_time.min(Duration::from_millis(ms.get()));
+        }
         if !self.sandbox.supports(language) {
             return CodeVerdict::not_judged(
                 "unsupported_language",
@@ -344,7 +355,7 @@ impl Judge {
         }
         let judged = match &reference.tests {
             Tests::Assert { test, entry_point } => {
-                self.judge_assert(language, prompt, &code, test, entry_point)
+                self.judge_assert(&limits, language, prompt, &code, test, entry_point)
                     .await
             }
             Tests::Stdio {
@@ -352,6 +363,7 @@ impl Judge {
                 float_tolerance,
             } => {
                 self.judge_stdio(
+                    &limits,
                     language,
                     &code,
                     cases,
@@ -365,6 +377,7 @@ impl Judge {
                 float_tolerance,
             } => {
                 self.judge_call(
+                    &limits,
                     language,
                     &code,
                     entry_point,
@@ -437,19 +450,20 @@ impl Judge {
         })
     }
 
-    /// A program in `language` with the judge's limits.
-    fn program(&self, language: Language, source: String, stdin: String) -> Program {
+    /// A program in `language` with the judgement's limits.
+    fn program(limits: &Limits, language: Language, source: String, stdin: String) -> Program {
         Program {
             language,
             source,
             stdin: stdin.into_bytes(),
-            limits: Some(self.limits.clone()),
+            limits: Some(limits.clone()),
             ..Program::default()
         }
     }
 
     async fn judge_assert(
         &self,
+        limits: &Limits,
         language: Language,
         prompt: &str,
         code: &str,
@@ -465,7 +479,7 @@ impl Judge {
         let marker = harness::marker();
         let source = harness::assert_program(prompt, code, test, entry_point, &marker);
         let outcome = self
-            .run_built(self.program(language, source, String::new()))
+            .run_built(Self::program(limits, language, source, String::new()))
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let status = if reports.done {
@@ -501,13 +515,14 @@ impl Judge {
 
     async fn judge_stdio(
         &self,
+        limits: &Limits,
         language: Language,
         code: &str,
         cases: &[StdioCase],
         tolerance: f64,
     ) -> Result<Judged, (&'static str, String)> {
         let runs = cases.iter().map(|case| {
-            let program = self.program(language, code.to_string(), case.stdin.clone());
+            let program = Self::program(limits, language, code.to_string(), case.stdin.clone());
             self.run_built(program)
         });
         let outcomes = futures::future::join_all(runs).await;
@@ -545,6 +560,7 @@ impl Judge {
 
     async fn judge_call(
         &self,
+        limits: &Limits,
         language: Language,
         code: &str,
         entry_point: &str,
@@ -561,7 +577,7 @@ impl Judge {
         let args: Vec<Vec<serde_json::Value>> = cases.iter().map(|c| c.args.clone()).collect();
         let source = harness::call_program(code, entry_point, &args, &marker);
         let outcome = self
-            .run_built(self.program(language, source, String::new()))
+            .run_built(Self::program(limits, language, source, String::new()))
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let ended = if reports.done {
