@@ -3,14 +3,13 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use wasmtime::Store;
 use wasmtime::component::{self, ComponentExportIndex, ResourceTable};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::meter::MemoryMeter;
-use crate::runner::{
-    Classify, Ending, Inner, Metered, ending_of, new_store, wasi_builder, with_outer_timeout,
-};
+use crate::runner::{Ending, Inner, Metered, ending_of, execute};
 use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
 
 /// File name of the fast runtime (a componentize-py component) in `Config::runtime_dir`.
@@ -166,48 +165,32 @@ impl Python {
         let Some(fast) = &self.fast else {
             return Outcome::internal("the fast Python runtime is not installed");
         };
-        let started = Instant::now();
-        let (mut builder, io) = match wasi_builder(program, limits, &["python"]) {
-            Ok(b) => b,
-            Err(e) => return Outcome::internal(format!("{e:#}")),
-        };
-        let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
-        let state = FastState {
-            ctx: builder.build(),
-            table: ResourceTable::new(),
-            meter,
-        };
-        let mut store = match new_store(inner, state, limits) {
-            Ok(s) => s,
-            Err(e) => return Outcome::internal(format!("{e:#}")),
-        };
-        let fuel_start = store.get_fuel().ok();
         let source = program.source.as_str();
-        let (ending, fuel_used) = with_outer_timeout(limits, async {
-            let ending = async {
-                let instance = fast.pre.instantiate_async(&mut store).await?;
-                let run = instance.get_typed_func::<(&str,), (i32,)>(&mut store, &fast.run)?;
-                run.call_async(&mut store, (source,)).await
-            }
-            .await;
-            let ending = match ending {
-                Ok((code,)) => Ending::Exited(code),
-                Err(e) => ending_of(Err(e)),
-            };
-            let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
-            (ending, fuel_used)
-        })
-        .await;
-        Classify {
-            ending,
-            io: &io,
+        execute(
+            inner,
+            program,
             limits,
-            memory: &memory,
-            fuel_used,
-            started,
-            runtime: Runtime::PythonFast,
-        }
-        .outcome()
+            &["python"],
+            Runtime::PythonFast,
+            |mut builder, meter| FastState {
+                ctx: builder.build(),
+                table: ResourceTable::new(),
+                meter,
+            },
+            async |store: &mut Store<FastState>| {
+                let result = async {
+                    let instance = fast.pre.instantiate_async(&mut *store).await?;
+                    let run = instance.get_typed_func::<(&str,), (i32,)>(&mut *store, &fast.run)?;
+                    run.call_async(&mut *store, (source,)).await
+                }
+                .await;
+                match result {
+                    Ok((code,)) => Ending::Exited(code),
+                    Err(e) => ending_of(Err(e)),
+                }
+            },
+        )
+        .await
     }
 
     /// One run of `python -c SOURCE` on the full CPython 3.12 module.
@@ -236,40 +219,25 @@ pub(crate) async fn run_command(
     args: &[&str],
     runtime: Runtime,
 ) -> Outcome {
-    let started = Instant::now();
-    let (mut builder, io) = match wasi_builder(program, limits, args) {
-        Ok(b) => b,
-        Err(e) => return Outcome::internal(format!("{e:#}")),
-    };
-    let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
-    let state = CommandState {
-        ctx: builder.build_p1(),
-        meter,
-    };
-    let mut store = match new_store(inner, state, limits) {
-        Ok(s) => s,
-        Err(e) => return Outcome::internal(format!("{e:#}")),
-    };
-    let fuel_start = store.get_fuel().ok();
-    let (ending, fuel_used) = with_outer_timeout(limits, async {
-        let result = async {
-            let instance = pre.instantiate_async(&mut store).await?;
-            let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
-            start.call_async(&mut store, ()).await
-        }
-        .await;
-        let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
-        (ending_of(result), fuel_used)
-    })
-    .await;
-    Classify {
-        ending,
-        io: &io,
+    execute(
+        inner,
+        program,
         limits,
-        memory: &memory,
-        fuel_used,
-        started,
+        args,
         runtime,
-    }
-    .outcome()
+        |mut builder, meter| CommandState {
+            ctx: builder.build_p1(),
+            meter,
+        },
+        async |store: &mut Store<CommandState>| {
+            let result = async {
+                let instance = pre.instantiate_async(&mut *store).await?;
+                let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
+                start.call_async(&mut *store, ()).await
+            }
+            .await;
+            ending_of(result)
+        },
+    )
+    .await
 }

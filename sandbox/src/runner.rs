@@ -208,11 +208,7 @@ pub(crate) struct Io {
 }
 
 /// A WASI context with the run's stdin/stdout/stderr, fixed environment and optional files.
-pub(crate) fn wasi_builder(
-    program: &Program,
-    limits: &Limits,
-    args: &[&str],
-) -> Result<(WasiCtxBuilder, Io)> {
+fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(WasiCtxBuilder, Io)> {
     let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
     let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
     let mut builder = WasiCtxBuilder::new();
@@ -270,7 +266,7 @@ fn write_files(files: &[ProgramFile]) -> Result<tempfile::TempDir> {
 pub(crate) struct DeadlineExceeded;
 
 /// A store with the run's memory limit, fuel and wall-clock deadline.
-pub(crate) fn new_store<T: Metered + Send + 'static>(
+fn new_store<T: Metered + Send + 'static>(
     inner: &Inner,
     data: T,
     limits: &Limits,
@@ -317,7 +313,7 @@ pub(crate) fn ending_of(result: wasmtime::Result<()>) -> Ending {
 }
 
 /// Runs `fut` with the outer timeout that catches guests blocked in host calls.
-pub(crate) async fn with_outer_timeout<F>(limits: &Limits, fut: F) -> (Ending, Option<u64>)
+async fn with_outer_timeout<F>(limits: &Limits, fut: F) -> (Ending, Option<u64>)
 where
     F: std::future::Future<Output = (Ending, Option<u64>)>,
 {
@@ -327,20 +323,62 @@ where
     }
 }
 
+/// Runs one guest call in a fresh store with the program's I/O and the run's limits (memory,
+/// fuel, wall time, the outer timeout for blocked guests) and classifies how it ended.
+/// `state` builds the store's data from the WASI builder and the memory meter; `call`
+/// instantiates the guest and runs it.
+pub(crate) async fn execute<T: Metered + Send + 'static>(
+    inner: &Inner,
+    program: &Program,
+    limits: &Limits,
+    args: &[&str],
+    runtime: crate::Runtime,
+    state: impl FnOnce(WasiCtxBuilder, MemoryMeter) -> T,
+    call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
+) -> Outcome {
+    let started = Instant::now();
+    let (builder, io) = match wasi_builder(program, limits, args) {
+        Ok(b) => b,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
+    let mut store = match new_store(inner, state(builder, meter), limits) {
+        Ok(s) => s,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let fuel_start = store.get_fuel().ok();
+    let (ending, fuel_used) = with_outer_timeout(limits, async {
+        let ending = call(&mut store).await;
+        let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
+        (ending, fuel_used)
+    })
+    .await;
+    Classify {
+        ending,
+        io: &io,
+        limits,
+        memory: &memory,
+        fuel_used,
+        started,
+        runtime,
+    }
+    .outcome()
+}
+
 /// Builds the outcome of one guest execution.
-pub(crate) struct Classify<'a> {
-    pub(crate) ending: Ending,
-    pub(crate) io: &'a Io,
-    pub(crate) limits: &'a Limits,
-    pub(crate) memory: &'a MeterStats,
-    pub(crate) fuel_used: Option<u64>,
-    pub(crate) started: Instant,
-    pub(crate) runtime: crate::Runtime,
+struct Classify<'a> {
+    ending: Ending,
+    io: &'a Io,
+    limits: &'a Limits,
+    memory: &'a MeterStats,
+    fuel_used: Option<u64>,
+    started: Instant,
+    runtime: crate::Runtime,
 }
 
 impl Classify<'_> {
     /// Decides the status and collects the output.
-    pub(crate) fn outcome(self) -> Outcome {
+    fn outcome(self) -> Outcome {
         let stdout = self.io.stdout.contents();
         let stderr = self.io.stderr.contents();
         let stdout_truncated = stdout.len() >= self.limits.stdout_bytes;
