@@ -52,6 +52,19 @@ async fn judge_all(s: &TestService, response_of: fn(&Value) -> String) -> Vec<(S
     verdicts
 }
 
+/// Every verdict is a pass; the message names `what` and the failures.
+fn assert_all_passed(verdicts: &[(String, Value)], what: &str) {
+    let failed: Vec<_> = verdicts
+        .iter()
+        .filter(|(_, v)| v["correct"] != true)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} {what} failed: {failed:#?}",
+        failed.len()
+    );
+}
+
 #[tokio::test]
 async fn canonical_solutions_pass_and_none_stubs_fail_on_all_164() {
     let s = TestService::start().await;
@@ -61,15 +74,7 @@ async fn canonical_solutions_pass_and_none_stubs_fail_on_all_164() {
         p["canonical_solution"].as_str().unwrap().to_string()
     })
     .await;
-    let failed: Vec<_> = verdicts
-        .iter()
-        .filter(|(_, v)| v["correct"] != true)
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} canonical solutions failed: {failed:#?}",
-        failed.len()
-    );
+    assert_all_passed(&verdicts, "canonical solutions");
     for (_, v) in &verdicts {
         assert_eq!(
             (v["reward"].as_f64(), v["status"].as_str()),
@@ -87,15 +92,7 @@ async fn canonical_solutions_pass_and_none_stubs_fail_on_all_164() {
         )
     })
     .await;
-    let failed: Vec<_> = verdicts
-        .iter()
-        .filter(|(_, v)| v["correct"] != true)
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} fenced solutions failed: {failed:#?}",
-        failed.len()
-    );
+    assert_all_passed(&verdicts, "fenced solutions");
     assert!(
         verdicts
             .iter()
