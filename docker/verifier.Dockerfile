@@ -39,6 +39,13 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --create-home --home-dir /home/hacrl hacrl
+# clang's wasm32-wasi toolchain (clang-19, lld-19, wasi-libc, libc++ for wasm32; all in
+# bookworm/main) lets the sandbox judge C and C++; the project's own set-up step installs it, and
+# the check after it fails the build if it did not.
+COPY scripts/setup.d/21-clang-wasi.sh /tmp/21-clang-wasi.sh
+RUN bash /tmp/21-clang-wasi.sh \
+    && clang-19 --version && test -f /usr/lib/wasm32-wasi/libc.a \
+    && rm -rf /var/lib/apt/lists/* /tmp/21-clang-wasi.sh
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
 COPY docker/warmup.jsonl /opt/hacrl/warmup.jsonl
