@@ -69,6 +69,16 @@ pub struct RunSection {
     pub threads: i32,
 }
 
+impl RunSection {
+    /// Sequences per forward/backward pass, for `chunks`: `micro_batch`, or all (0).
+    pub fn micro_chunk(&self) -> usize {
+        match self.micro_batch {
+            0 => usize::MAX,
+            n => n,
+        }
+    }
+}
+
 /// Where the verifier listens.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

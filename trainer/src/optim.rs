@@ -192,7 +192,7 @@ pub fn clip_grad_norm(vs: &VarStore, max: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use tch::nn::{self, OptimizerConfig};
     use tch::{Device, Kind, Tensor};
 
@@ -218,12 +218,30 @@ mod tests {
             .sum(Kind::Float)
     }
 
-    fn params(vs: &VarStore) -> Vec<f32> {
+    /// Every variable of `vs`, flattened in name order (for comparing models).
+    pub(crate) fn flat_weights(vs: &VarStore) -> Vec<f32> {
         let mut v: Vec<_> = vs.variables().into_iter().collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v.iter()
             .flat_map(|(_, t)| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap())
             .collect()
+    }
+
+    /// Takes one AdamW step on `loss` at each t in `ts`.
+    fn train(opt: &mut AdamW, w: &Tensor, b: &Tensor, ts: std::ops::Range<i64>) {
+        for t in ts {
+            opt.zero_grad();
+            loss(w, b, t).backward();
+            opt.step();
+        }
+    }
+
+    /// Global L2 norm of the gradients of `vars`, in f64.
+    fn grad_norm(vars: &[&Tensor]) -> f64 {
+        vars.iter()
+            .map(|t| t.grad().square().sum(Kind::Double).double_value(&[]))
+            .sum::<f64>()
+            .sqrt()
     }
 
     #[test]
@@ -245,7 +263,7 @@ mod tests {
             loss(&w2, &b2, t).backward();
             reference.step();
         }
-        for (a, b) in params(&vs_ours).iter().zip(params(&vs_ref)) {
+        for (a, b) in flat_weights(&vs_ours).iter().zip(flat_weights(&vs_ref)) {
             assert!((a - b).abs() < 1e-6, "{a} vs {b}");
         }
         assert_eq!(ours.steps(), 5);
@@ -257,19 +275,11 @@ mod tests {
         // Uninterrupted: three steps.
         let (vs_a, wa, ba) = model(1);
         let mut a = AdamW::new(&vs_a, 0.05, 0.01);
-        for t in 0..3 {
-            a.zero_grad();
-            loss(&wa, &ba, t).backward();
-            a.step();
-        }
+        train(&mut a, &wa, &ba, 0..3);
         // Two steps, saved; a fresh model and optimizer load both and take the third.
         let (vs_b, wb, bb) = model(1);
         let mut b = AdamW::new(&vs_b, 0.05, 0.01);
-        for t in 0..2 {
-            b.zero_grad();
-            loss(&wb, &bb, t).backward();
-            b.step();
-        }
+        train(&mut b, &wb, &bb, 0..2);
         crate::checkpoint::save_weights(&vs_b, dir.path()).unwrap();
         b.save(dir.path()).unwrap();
         let (vs_c, wc, bc) = model(7);
@@ -277,38 +287,30 @@ mod tests {
         let mut c = AdamW::new(&vs_c, 0.05, 0.01);
         c.load(dir.path()).unwrap();
         assert_eq!(c.steps(), 2);
-        c.zero_grad();
-        loss(&wc, &bc, 2).backward();
-        c.step();
-        assert_eq!(params(&vs_a), params(&vs_c), "bit-identical after resuming");
+        train(&mut c, &wc, &bc, 2..3);
+        assert_eq!(
+            flat_weights(&vs_a),
+            flat_weights(&vs_c),
+            "bit-identical after resuming"
+        );
 
         // Restarting the moments instead (what a resume without optimizer state does) differs.
         let (vs_d, wd, bd) = model(7);
         crate::checkpoint::load_weights(&vs_d, dir.path()).unwrap();
         let mut d = AdamW::new(&vs_d, 0.05, 0.01);
-        d.zero_grad();
-        loss(&wd, &bd, 2).backward();
-        d.step();
-        assert_ne!(params(&vs_a), params(&vs_d));
+        train(&mut d, &wd, &bd, 2..3);
+        assert_ne!(flat_weights(&vs_a), flat_weights(&vs_d));
     }
 
     #[test]
     fn gradients_are_clipped_to_the_global_norm() {
         let (vs, w, b) = model(3);
         loss(&w, &b, 0).backward();
-        let before: f64 = [&w, &b]
-            .iter()
-            .map(|t| t.grad().square().sum(Kind::Double).double_value(&[]))
-            .sum::<f64>()
-            .sqrt();
+        let before = grad_norm(&[&w, &b]);
         assert!(before > 0.5, "{before}");
         let returned = clip_grad_norm(&vs, 0.5);
         assert!((returned - before).abs() < 1e-6 * before);
-        let after: f64 = [&w, &b]
-            .iter()
-            .map(|t| t.grad().square().sum(Kind::Double).double_value(&[]))
-            .sum::<f64>()
-            .sqrt();
+        let after = grad_norm(&[&w, &b]);
         assert!((after - 0.5).abs() < 1e-5, "{after}");
         // Under the bound nothing changes.
         assert!((clip_grad_norm(&vs, 10.0) - after).abs() < 1e-6);

@@ -380,13 +380,9 @@ fn generate(
             .collect();
         // Scored `micro_batch` sequences at a time, like the update: one pass over a whole
         // step's responses would hold [responses × tokens × vocabulary] logits at once.
-        let micro = match cfg.run.micro_batch {
-            0 => pairs.len(),
-            n => n,
-        };
         let mut means = Vec::with_capacity(pairs.len());
         let mut lengths = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(micro.max(1)) {
+        for chunk in pairs.chunks(cfg.run.micro_chunk()) {
             let scores = tch::no_grad(|| a.policy.score_texts(chunk))?;
             means.extend(Vec::<f64>::try_from(
                 &scores
@@ -510,10 +506,7 @@ fn update(
     shuffle(&mut items, cfg.run.seed ^ (step as u64) << 8 ^ k as u64);
     let chunk = items.len().div_ceil(cfg.run.minibatches);
     let batches: Vec<&[(TextPair, SequenceSample)]> = items.chunks(chunk).collect();
-    let micro = match cfg.run.micro_batch {
-        0 => usize::MAX,
-        n => n,
-    };
+    let micro = cfg.run.micro_chunk();
     // GRPO's token ratios need the old policy's token log-probs: taken before any update, per
     // micro-batch so that their shapes match the scores taken during the update.
     let old_tokens: Vec<Vec<Option<Tensor>>> = batches
@@ -697,6 +690,7 @@ mod tests {
     use super::*;
     use crate::config::{DataSection, RunSection, VerifierSection};
     use crate::hacpo::HacpoConfig;
+    use crate::optim::tests::flat_weights;
     use crate::verifier::Member;
 
     fn tiny(model_type: &str, seed: i64) -> Policy {
@@ -853,13 +847,6 @@ mod tests {
 
     #[test]
     fn micro_batches_give_the_same_update_as_one_pass() {
-        let weights = |p: &Policy| -> Vec<f32> {
-            let mut v: Vec<_> = p.var_store().variables().into_iter().collect();
-            v.sort_by(|a, b| a.0.cmp(&b.0));
-            v.iter()
-                .flat_map(|(_, t)| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap())
-                .collect()
-        };
         let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
         let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
         tracker.record(&[0.5, 0.25]);
@@ -876,7 +863,7 @@ mod tests {
                 cfg.run.micro_batch = micro_batch;
                 cfg.algorithm.kl_beta = kl_beta;
                 let st = update(&mut agents, 0, &[g], &index, &tracker, &cfg, 1).unwrap();
-                results.push((st, weights(&agents[0].policy)));
+                results.push((st, flat_weights(agents[0].policy.var_store())));
             }
             let (one, w_one) = &results[0];
             assert!(one.grad_norm > 0.0, "{algorithm:?}: {one:?}");

@@ -164,22 +164,15 @@ impl Report {
         let root = BitMapBackend::new(path, (panel.0 * self.agents.len() as u32, panel.1))
             .into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
-        let last_step = self
+        // The axes' extent: the last step and the best accuracy over every curve point.
+        let (last_step, top) = self
             .arms
             .iter()
             .flat_map(|a| &a.seeds)
             .flat_map(|s| s.curves.iter().flatten())
-            .map(|p| p.0)
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let top = self
-            .arms
-            .iter()
-            .flat_map(|a| &a.seeds)
-            .flat_map(|s| s.curves.iter().flatten())
-            .map(|p| p.1)
-            .fold(0.0, f64::max);
+            .fold((1, 0.0), |(step, acc), p| {
+                (step.max(p.0), f64::max(acc, p.1))
+            });
         // Head-room above the curves for the legend.
         let y_max = ((top * 1.6 + 0.1) * 10.0).ceil().min(10.0) / 10.0;
         for (k, area) in root.split_evenly((1, self.agents.len())).iter().enumerate() {
