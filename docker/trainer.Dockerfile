@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The HACPO trainer (tch/libtorch) on a CUDA runtime base, with PyTorch 2.13's libraries.
 # Build from the repository root: docker build -f docker/trainer.Dockerfile -t hacrl/trainer .
-# Recipe from shared/DESIGN.md: tch 0.26 needs PyTorch 2.13.0, installed from PyPI into a venv at a
+# Recipe (see the trainer README): tch 0.26 needs PyTorch 2.13.0, installed from PyPI into a venv at a
 # fixed path and linked with VIRTUAL_ENV + LIBTORCH_USE_PYTORCH=1; the trainer's build.rs bakes
 # the rpath to that path, so the runtime stage keeps the libraries at the same path.
 

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use sandbox::{Config, Program, PythonRuntime, Sandbox, Status};
 
-/// The HumanEval file, by default in the shared data folder next to the worktree.
+/// The HumanEval file, by default in the repository's data folder.
 fn humaneval_program() -> String {
     let path = std::env::var("HUMANEVAL_PATH").unwrap_or_else(|_| {
         format!(
-            "{}/../../shared/data/HumanEval.jsonl.gz",
+            "{}/../data/HumanEval.jsonl.gz",
             env!("CARGO_MANIFEST_DIR")
         )
     });

@@ -22,12 +22,12 @@ pub fn sample_data() -> PathBuf {
     repo_root().join("tests").join("data")
 }
 
-/// The example datasets: `$HACRL_DATA`, else `../shared/data` next to the repository root
+/// The example datasets: `$HACRL_DATA`, else the repository's `data/`
 /// (the same default as `scripts/up`).
 pub fn example_data() -> PathBuf {
     std::env::var_os("HACRL_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("..").join("shared").join("data"))
+        .unwrap_or_else(|| repo_root().join("data"))
 }
 
 /// Finds the workspace binary `name` (e.g. `verifier`) built in the same target directory and

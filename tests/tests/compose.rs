@@ -377,17 +377,54 @@ fn init_imports_the_same_files_as_scripts_up() {
         files.push(file.to_string());
     }
     assert_eq!(files, ["gsm8k_test.jsonl", "HumanEval.jsonl.gz"]);
-    // Both default to ../shared/data relative to the repository root.
-    assert!(up.contains("$root/../shared/data"));
+    // Both default to the data/ folder the repository ships, so a clean clone has the files.
+    assert!(up.contains("data=\"${HACRL_DATA:-$root/data}\""));
     assert_eq!(
         env_example().get("HACRL_DATA").map(String::as_str),
-        Some("../shared/data")
+        Some("./data")
     );
-    let data = repo_root().join("../shared/data");
-    if data.is_dir() {
-        for f in &files {
-            assert!(data.join(f).is_file(), "{} has no {f}", data.display());
+    let data = repo_root().join("data");
+    for f in &files {
+        assert!(data.join(f).is_file(), "{} has no {f}", data.display());
+    }
+}
+
+/// Nothing in the product points outside the repository: the data, images and scripts a clone
+/// uses all live in it (a `../shared` folder exists only on the project's build machines).
+#[test]
+fn nothing_refers_to_a_folder_outside_the_repository() {
+    let mut offenders = Vec::new();
+    for rel in [
+        "compose.yaml",
+        ".env.example",
+        "README.md",
+        "scripts/up",
+        "scripts/test",
+        "scripts/postgres",
+        "docker/verifier.Dockerfile",
+        "docker/trainer.Dockerfile",
+        "tests/src/lib.rs",
+    ] {
+        for (n, line) in read(rel).lines().enumerate() {
+            if line.contains("../shared") || line.contains("/work/shared") {
+                offenders.push(format!("{rel}:{}: {line}", n + 1));
+            }
         }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+    // Every data file has its provenance and licence beside it.
+    let sources = read("data/README.md");
+    for entry in std::fs::read_dir(repo_root().join("data")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") {
+            assert!(
+                sources.contains(&format!("`{name}`")),
+                "data/README.md says nothing of {name}"
+            );
+        }
+    }
+    for licence in ["MIT-GSM8K.txt", "MIT-HumanEval.txt", "Apache-2.0-Qwen2.5-Math.txt"] {
+        assert!(repo_root().join("data/licenses").join(licence).is_file());
     }
 }
 

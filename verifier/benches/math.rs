@@ -21,7 +21,7 @@ struct Pair {
 
 fn data_dir() -> PathBuf {
     std::env::var("HACRL_DATA").map_or_else(
-        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data"),
         PathBuf::from,
     )
 }

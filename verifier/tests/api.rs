@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use support::{Proxy, TestService};
 use verifier::api::Limits;
 
-const GSM8K: &str = "../../shared/data/gsm8k_test.jsonl";
-const HUMANEVAL: &str = "../../shared/data/HumanEval.jsonl.gz";
+const GSM8K: &str = "../data/gsm8k_test.jsonl";
+const HUMANEVAL: &str = "../data/HumanEval.jsonl.gz";
 
 fn data(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -830,8 +830,8 @@ async fn cli_imports_benchmark_files_into_the_pool() {
     };
     for (file, dataset) in [
         (HUMANEVAL, "humaneval"),
-        ("../../shared/data/minerva_math.jsonl", "minerva"),
-        ("../../shared/data/aime24.jsonl", "aime24"),
+        ("../data/minerva_math.jsonl", "minerva"),
+        ("../data/aime24.jsonl", "aime24"),
     ] {
         let out = run(file, dataset);
         assert!(

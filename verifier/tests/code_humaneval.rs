@@ -10,7 +10,7 @@ use support::TestService;
 
 fn humaneval() -> Vec<Value> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/HumanEval.jsonl.gz");
+        .join("../data/HumanEval.jsonl.gz");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)

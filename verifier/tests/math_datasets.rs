@@ -7,7 +7,7 @@ use verifier::math::{Options, Rule, verify};
 
 fn data(name: &str) -> Vec<serde_json::Value> {
     let dir = std::env::var("HACRL_DATA").map_or_else(
-        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data"),
         PathBuf::from,
     );
     let text = std::fs::read_to_string(dir.join(name))

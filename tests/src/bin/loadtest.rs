@@ -22,7 +22,7 @@ struct Args {
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     url: String,
     /// Folder with gsm8k_test.jsonl and HumanEval.jsonl[.gz] (default: $HACRL_DATA, else
-    /// ../shared/data next to the repository).
+    /// data/ in the repository).
     #[arg(long)]
     data: Option<PathBuf>,
     /// Concurrent clients (comma-separated list: one run per value).
