@@ -50,6 +50,10 @@ pub struct Options {
     pub percent: PercentPolicy,
     /// Points at which expressions with variables are evaluated (clamped to 3..=32).
     pub symbolic_points: u32,
+    /// For reasoning models: text inside `<think>…</think>` is not searched for the answer
+    /// (only what follows the last `</think>`; an unclosed `<think>` leaves nothing). Off by
+    /// default here; `/v1/reward` turns it on for a response that contains `</think>`.
+    pub ignore_think: bool,
 }
 
 impl Default for Options {
@@ -60,6 +64,7 @@ impl Default for Options {
             decimal_places: 6,
             percent: PercentPolicy::Both,
             symbolic_points: 8,
+            ignore_think: false,
         }
     }
 }
@@ -96,6 +101,9 @@ pub enum Rule {
     NoAnswer,
     /// The comparison hit its work bound and was judged incorrect.
     Limit,
+    /// The checker cannot decide (operations on incompatible shapes, no point where both sides
+    /// are defined, …): judged incorrect rather than guessed.
+    Undecided,
 }
 
 /// What the checker decided and why.
@@ -127,6 +135,8 @@ pub struct Verdict {
 struct Side {
     extraction: Option<extract::Extraction>,
     parsed: Option<Result<expr::Expr, parse::ParseError>>,
+    /// The answer read with a decimal comma (`1000,99`), when it can be read so.
+    decimal_comma: Option<expr::Expr>,
 }
 
 /// The tail of `text` within [`MAX_TEXT_BYTES`], cut at a character boundary.
@@ -157,7 +167,35 @@ fn analyse(text: &str) -> Side {
         }
         Ok(expr::Expr::Set(items))
     });
-    Side { extraction, parsed }
+    let decimal_comma = extraction
+        .as_ref()
+        .filter(|ex| ex.answers.len() == 1)
+        .and_then(|ex| parse::decimal_comma_reading(&ex.answers[0]))
+        .and_then(|a| parse::parse_answer(&a).ok());
+    // `3{,}5` cannot be read as two answers at all: the decimal reading is the only one.
+    let parsed = match (parsed, &decimal_comma) {
+        (Some(Err(_)), Some(d)) => Some(Ok(d.clone())),
+        (parsed, _) => parsed,
+    };
+    Side {
+        extraction,
+        parsed,
+        decimal_comma,
+    }
+}
+
+/// The reading of `side` to compare with `other`: its decimal-comma reading (`1000,99`) when
+/// `other` is one number written with a decimal point, so that `1,5` stays the list 1, 5
+/// against a list or an integer and is 1.5 only where that is the unambiguous intent.
+fn reading<'a>(
+    side: &'a expr::Expr,
+    alt: Option<&'a expr::Expr>,
+    other: &expr::Expr,
+) -> &'a expr::Expr {
+    match alt {
+        Some(a) if other.is_scalar() && other.has_decimal() => a,
+        _ => side,
+    }
 }
 
 /// Normalised raw text for the string fallback: no spaces, no spacing commands.
@@ -180,9 +218,26 @@ fn normalise_raw(s: &str) -> String {
     t.trim_end_matches('.').to_string()
 }
 
+/// The part of a reasoning model's response that holds its answer: what follows the last
+/// `</think>`; nothing when a `<think>` is never closed; the whole text when there are no tags.
+pub fn strip_think(text: &str) -> &str {
+    if let Some(i) = text.rfind("</think>") {
+        return &text[i + "</think>".len()..];
+    }
+    match text.find("<think>") {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
 /// Grades `response` against `reference` (both go through the same extraction).
 pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
     let gold = analyse(reference);
+    let response = if options.ignore_think {
+        strip_think(response)
+    } else {
+        response
+    };
     let pred = analyse(response);
     let mut verdict = Verdict {
         correct: false,
@@ -213,7 +268,11 @@ pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
         verdict.response_normalized = Some(e.to_string());
     }
     let decision = match (g, p) {
-        (Ok(g), Ok(p)) => equivalence::equivalent(g, p, options),
+        (Ok(g), Ok(p)) => {
+            let g2 = reading(g, gold.decimal_comma.as_ref(), p);
+            let p2 = reading(p, pred.decimal_comma.as_ref(), g);
+            equivalence::equivalent(g2, p2, options)
+        }
         (g, p) => {
             let side = |r: &Result<expr::Expr, parse::ParseError>, name: &str| {
                 r.as_ref().err().map(|e| format!("{name}: {e}"))

@@ -232,6 +232,12 @@ fn digits_at(chars: &[char], i: usize) -> usize {
 /// Length of a thousands separator at `i` followed by exactly three digits, if any.
 fn thousands_sep(chars: &[char], i: usize) -> Option<usize> {
     let sep = match chars.get(i) {
+        // `16,\!386` and `16,\,386`: a comma with a negative or thin space after it.
+        Some(',')
+            if chars.get(i + 1) == Some(&'\\') && matches!(chars.get(i + 2), Some('!' | ',')) =>
+        {
+            3
+        }
         Some(',') | Some(' ') | Some('\u{202f}') | Some('\u{a0}') => 1,
         Some('{') if chars.get(i + 1) == Some(&',') && chars.get(i + 2) == Some(&'}') => 3,
         Some('\\') if matches!(chars.get(i + 1), Some(',') | Some('!') | Some(' ')) => 2,
@@ -249,7 +255,8 @@ fn lex_number(chars: &[char], start: usize, out: &mut Vec<Tok>) -> usize {
     let lead = digits_at(chars, i);
     text.extend(&chars[i..i + lead]);
     i += lead;
-    if lead > 0 && lead <= 3 {
+    // A leading `0` never starts a thousands group: `0,111` is not 111.
+    if lead > 0 && lead <= 3 && !(lead == 1 && chars[start] == '0') {
         while let Some(sep) = thousands_sep(chars, i) {
             text.extend(&chars[i + sep..i + sep + 3]);
             i += sep + 3;
@@ -402,6 +409,9 @@ mod tests {
         assert_eq!(lex("7,425,000"), vec![Tok::Num("7425000".into())]);
         assert_eq!(lex("1 000"), vec![Tok::Num("1000".into())]);
         assert_eq!(lex("1{,}000.5"), vec![Tok::Num("1000.5".into())]);
+        assert_eq!(lex("16,\\!386.2"), vec![Tok::Num("16386.2".into())]);
+        assert_eq!(lex("1,\\,000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(lex("0,111")[0], Tok::Num("0".into()));
         assert_eq!(lex("3.3e12"), vec![Tok::Num("3.3e12".into())]);
         assert_eq!(
             lex("1, 2"),

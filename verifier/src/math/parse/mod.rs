@@ -279,11 +279,64 @@ pub fn is_bare_answer(s: &str) -> bool {
         return false;
     }
     let cleaned = clean(s);
+    if has_digit_colon(&cleaned) {
+        return cleaned.split_whitespace().count() <= 2;
+    }
     let (toks, dropped) = classify_words(lexer::lex(&cleaned), is_latex(&cleaned));
     if dropped.words || (dropped.annotations && !has_math(&toks)) {
         return !has_math(&toks) && cleaned.split_whitespace().count() <= 4;
     }
     !toks.is_empty() && latex::parse_tokens(toks).is_ok()
+}
+
+/// Whether a colon stands between two digits (`12:00`, `2 : 3`): a clock time or a ratio.
+fn has_digit_colon(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b':')
+        .any(|(i, _)| {
+            let before = s[..i].trim_end().as_bytes().last();
+            let after = s[i + 1..].trim_start().as_bytes().first();
+            before.is_some_and(u8::is_ascii_digit) && after.is_some_and(u8::is_ascii_digit)
+        })
+}
+
+/// A clock time or ratio (`12:00`, `3:30 pm`, `2:3`) as text without spaces, lower case, so
+/// that it equals only the same time or ratio: read as numbers, `12:00` and `1:00` would both
+/// be a product with 0.
+fn colon_text(s: &str) -> Expr {
+    let mut t: String = s
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '$')
+        .flat_map(char::to_lowercase)
+        .collect();
+    for layout in ["\\text{", "\\mathrm{", "\\,", "\\!", "\\;", "{", "}"] {
+        t = t.replace(layout, "");
+    }
+    Expr::Text(t.replace(['.', '~'], ""))
+}
+
+/// The answer read with a decimal comma (`1000,99` → `1000.99`, `0,111` → `0.111`), when its
+/// one comma sits between digits and cannot separate thousands (not three digits after it, or a
+/// lone `0` before it). One digit after a plain comma (`3,5`) reads as two answers unless the
+/// comma is braced (`3{,}5`, LaTeX's decimal comma) or follows a lone `0`. Whether the reading
+/// applies depends on the other side: see [`crate::math::verify`].
+pub fn decimal_comma_reading(answer: &str) -> Option<String> {
+    let braced = answer.contains("{,}");
+    let t = answer.replace("{,}", ",");
+    if t.matches(',').count() != 1 {
+        return None;
+    }
+    let i = t.find(',')?;
+    let before = t[..i].bytes().rev().take_while(u8::is_ascii_digit).count();
+    let after = t[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
+    if before == 0 || after == 0 || t[..i - before].ends_with(['.', ',']) {
+        return None;
+    }
+    let lone_zero = before == 1 && t.as_bytes()[i - 1] == b'0';
+    let decimal = lone_zero || (after != 3 && (after != 1 || braced));
+    decimal.then(|| format!("{}.{}", &t[..i], &t[i + 1..]))
 }
 
 /// Parses one extracted answer.
@@ -292,6 +345,9 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
         return Err(ParseError::TooLong);
     }
     let cleaned = clean(answer);
+    if has_digit_colon(&cleaned) {
+        return Ok(colon_text(&cleaned));
+    }
     let toks = lexer::lex(&cleaned);
     let (toks, dropped) = classify_words(toks, is_latex(&cleaned));
     if (dropped.words || dropped.annotations) && !has_math(&toks) {

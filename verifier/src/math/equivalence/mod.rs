@@ -17,6 +17,11 @@ use super::number::{self, Complex, Rational};
 use super::parse::normalise_text;
 use super::{Options, PercentPolicy, Rule};
 
+mod label;
+mod relation;
+
+use relation::as_interval_set;
+
 /// Evaluation work one verification may spend: one unit per expression node evaluated, plus
 /// big-number arithmetic by operand size (see [`op_cost`]).
 pub const WORK_BUDGET: u64 = 150_000;
@@ -303,8 +308,16 @@ impl Comparer {
         // `x = 5` against `5`: compare the value (the reference decides what is an assignment).
         if is_equation(p) && !is_equation(g) {
             p = last_side(p);
-        } else if is_assignment(g) && !is_equation(p) {
+        } else if (is_assignment(g) || label::is_labelled_value(g)) && !is_equation(p) {
             g = last_side(g);
+        }
+        // `a = 1, b = 2` against `(1, 2)`: the assignments as the tuple they name.
+        let (g_tuples, p_tuples) = (label::tuples_against(g, p), label::tuples_against(p, g));
+        if let Some(t) = &g_tuples {
+            g = t;
+        }
+        if let Some(t) = &p_tuples {
+            p = t;
         }
         use Expr::*;
         match (g, p) {
@@ -481,75 +494,6 @@ impl Comparer {
             }
         }
         decide(true, rule)
-    }
-
-    fn relations(&mut self, g: &Expr, p: &Expr) -> Decision {
-        let (Expr::Rel { sides: gs, ops: go }, Expr::Rel { sides: ps, ops: po }) = (g, p) else {
-            return decide(false, Rule::Structure);
-        };
-        let collapse = |sides: &[Expr], ops: &[RelOp]| -> (Vec<Expr>, Vec<RelOp>) {
-            if ops.len() > 1 && ops.iter().all(|o| *o == RelOp::Eq) {
-                let first = sides.first().cloned().unwrap_or(Expr::int(0));
-                let last = sides.last().cloned().unwrap_or(Expr::int(0));
-                (vec![first, last], vec![RelOp::Eq])
-            } else {
-                (sides.to_vec(), ops.to_vec())
-            }
-        };
-        let (gs, go) = collapse(gs, go);
-        let (mut ps, mut po) = collapse(ps, po);
-        let rule = if go.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Ne)) {
-            Rule::Equation
-        } else {
-            Rule::Inequality
-        };
-        if go.len() != po.len() {
-            return decide(false, rule);
-        }
-        // `b > x > a` reads the same as `a < x < b`.
-        let increasing = |ops: &[RelOp]| ops.iter().any(|o| matches!(o, RelOp::Lt | RelOp::Le));
-        if go.len() > 1 && increasing(&go) != increasing(&po) {
-            ps.reverse();
-            po = po.iter().rev().map(|o| o.flipped()).collect();
-        }
-        for i in 0..go.len() {
-            let d = self.single_relation(
-                (&gs[i], go[i], &gs[i + 1]),
-                (&ps[i], po[i], &ps[i + 1]),
-                rule,
-            );
-            if !d.equal {
-                return d;
-            }
-        }
-        decide(true, rule)
-    }
-
-    /// `a op b` against `c op' d`: the same operator (after flipping to `<`/`≤`) and
-    /// `a - b` proportional to `c - d` (by a positive factor for inequalities).
-    fn single_relation(
-        &mut self,
-        g: (&Expr, RelOp, &Expr),
-        p: (&Expr, RelOp, &Expr),
-        rule: Rule,
-    ) -> Decision {
-        let orient = |(a, op, b): (&Expr, RelOp, &Expr)| match op {
-            RelOp::Gt | RelOp::Ge => (b.clone(), op.flipped(), a.clone()),
-            _ => (a.clone(), op, b.clone()),
-        };
-        let (ga, gop, gb) = orient(g);
-        let (pa, pop, pb) = orient(p);
-        if gop != pop {
-            return decide(false, rule);
-        }
-        let gd = Expr::Add(vec![ga, Expr::Neg(Box::new(gb))]);
-        let pd = Expr::Add(vec![pa, Expr::Neg(Box::new(pb))]);
-        let positive = matches!(gop, RelOp::Lt | RelOp::Le);
-        let equal = self.proportional(&gd, &pd, positive);
-        if self.work == 0 {
-            return decide(false, Rule::Limit);
-        }
-        decide(equal, rule)
     }
 
     /// Values of both sides at the `k`-th deterministic point.
@@ -787,73 +731,5 @@ impl Comparer {
             // Too few points where both sides are defined to judge by evaluation.
             decide(g.to_string() == p.to_string(), Rule::String)
         }
-    }
-}
-
-/// A relation in one variable with constant bounds (`x > 3`, `1 < x \le 2`, `x \ne 0`), or a
-/// list of them, as the set of values it allows.
-fn as_interval_set(e: &Expr) -> Option<Expr> {
-    let inf = || Expr::Const(Constant::Infinity);
-    let neg_inf = || Expr::Neg(Box::new(Expr::Const(Constant::Infinity)));
-    let interval = |lo: Expr, hi: Expr, lo_closed: bool, hi_closed: bool| Expr::Interval {
-        lo: Box::new(lo),
-        hi: Box::new(hi),
-        lo_closed,
-        hi_closed,
-    };
-    match e {
-        Expr::List(items) => {
-            let parts: Option<Vec<Expr>> = items.iter().map(as_interval_set).collect();
-            Some(Expr::Union(parts?))
-        }
-        Expr::Rel { sides, ops } => {
-            let var_count = sides.iter().filter(|s| matches!(s, Expr::Sym(_))).count();
-            let constants_ok = sides
-                .iter()
-                .all(|s| matches!(s, Expr::Sym(_)) || s.symbols().is_empty());
-            if var_count != 1 || !constants_ok {
-                return None;
-            }
-            match (sides.as_slice(), ops.as_slice()) {
-                ([Expr::Sym(_), c], [op]) => Some(match op {
-                    RelOp::Lt | RelOp::Le => {
-                        interval(neg_inf(), c.clone(), false, *op == RelOp::Le)
-                    }
-                    RelOp::Gt | RelOp::Ge => interval(c.clone(), inf(), *op == RelOp::Ge, false),
-                    RelOp::Eq => Expr::Set(vec![c.clone()]),
-                    RelOp::Ne => Expr::Union(vec![
-                        interval(neg_inf(), c.clone(), false, false),
-                        interval(c.clone(), inf(), false, false),
-                    ]),
-                }),
-                ([c, Expr::Sym(_)], [op]) => as_interval_set(&Expr::Rel {
-                    sides: vec![sides[1].clone(), c.clone()],
-                    ops: vec![op.flipped()],
-                }),
-                ([a, Expr::Sym(_), b], [o1, o2]) => {
-                    let lt = |o: &RelOp| matches!(o, RelOp::Lt | RelOp::Le);
-                    let gt = |o: &RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
-                    if lt(o1) && lt(o2) {
-                        Some(interval(
-                            a.clone(),
-                            b.clone(),
-                            *o1 == RelOp::Le,
-                            *o2 == RelOp::Le,
-                        ))
-                    } else if gt(o1) && gt(o2) {
-                        Some(interval(
-                            b.clone(),
-                            a.clone(),
-                            *o2 == RelOp::Ge,
-                            *o1 == RelOp::Ge,
-                        ))
-                    } else {
-                        None
-                    }
-                }
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
