@@ -147,6 +147,10 @@ pub enum Expr {
         value: Rational,
         /// Written as a decimal (so compared with tolerance).
         decimal: bool,
+        /// Significant digits as written (`0.8660` has 4), for comparing at the shown precision.
+        digits: u16,
+        /// Decimal places as written, exponent applied (`0.8660` has 4, `3.3e-5` has 6).
+        places: i16,
     },
     /// A variable such as `x` or `x_1`.
     Sym(String),
@@ -206,6 +210,8 @@ impl Expr {
         Expr::Num {
             value: Rational::from_integer(n.into()),
             decimal: false,
+            digits: 0,
+            places: 0,
         }
     }
 
@@ -286,7 +292,7 @@ fn join(f: &mut fmt::Formatter<'_>, items: &[Expr], sep: &str) -> fmt::Result {
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Expr::Num { value, decimal } => {
+            Expr::Num { value, decimal, .. } => {
                 if *decimal {
                     write!(f, "{}", super::number::to_f64(value))
                 } else if value.is_integer() {

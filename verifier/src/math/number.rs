@@ -191,6 +191,30 @@ pub fn parse_decimal(text: &str) -> Option<Rational> {
     mul(&Rational::from_integer(numer), &factor)
 }
 
+/// The precision a decimal literal shows: (significant digits, decimal places), the exponent
+/// applied to the places (`0.8660` → (4, 4), `3.333e-5` → (4, 8), `1200` → (2, 0)).
+pub fn shown_precision(text: &str) -> (u16, i16) {
+    let (mantissa, exp10) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int_part}{frac_part}");
+    let significant = all.trim_start_matches('0');
+    let significant = if frac_part.is_empty() {
+        significant.trim_end_matches('0')
+    } else {
+        significant
+    };
+    let places = i64::try_from(frac_part.len())
+        .unwrap_or(i64::MAX)
+        .saturating_sub(exp10);
+    (
+        u16::try_from(significant.len()).unwrap_or(u16::MAX),
+        i16::try_from(places.clamp(-1000, 1000)).unwrap_or(0),
+    )
+}
+
 /// Converts a rational to the nearest `f64` (±∞ beyond range).
 pub fn to_f64(r: &Rational) -> f64 {
     if let (Some(n), Some(d)) = (r.numer().to_f64(), r.denom().to_f64())

@@ -18,6 +18,7 @@ use super::parse::normalise_text;
 use super::{Options, PercentPolicy, Rule};
 
 mod label;
+mod precision;
 mod relation;
 
 use relation::as_interval_set;
@@ -703,8 +704,17 @@ impl Comparer {
         };
         if symbols.is_empty() {
             return match self.point_value(g, p, &symbols, 0) {
-                PointValue::Exact(a, b) => decide(self.close_exact(&a, &b, decimal), rule),
-                PointValue::Approx(a, b) => decide(self.close_approx(a, b, decimal), Rule::Numeric),
+                PointValue::Exact(a, b) => {
+                    let close = self.close_exact(&a, &b, decimal)
+                        || precision::at_shown_precision(g, p, number::to_f64(&(&a - &b)).abs());
+                    decide(close, rule)
+                }
+                PointValue::Approx(a, b) => {
+                    let shown = a.im == 0.0
+                        && b.im == 0.0
+                        && precision::at_shown_precision(g, p, (a.re - b.re).abs());
+                    decide(self.close_approx(a, b, decimal) || shown, Rule::Numeric)
+                }
                 PointValue::Undefined if self.work == 0 => decide(false, Rule::Limit),
                 PointValue::Undefined => decide(g.to_string() == p.to_string(), Rule::String),
             };

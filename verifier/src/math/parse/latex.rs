@@ -3,7 +3,7 @@
 use super::ParseError;
 use super::lexer::Tok;
 use crate::math::expr::{Constant, Expr, Func};
-use crate::math::number::parse_decimal;
+use crate::math::number::{parse_decimal, shown_precision};
 
 /// Deepest nesting the parser follows before giving up (keeps the stack small).
 pub const MAX_DEPTH: usize = 64;
@@ -511,9 +511,14 @@ impl Parser {
         match tok {
             Tok::Num(n) => {
                 let value = parse_decimal(&n).ok_or(ParseError::Number(n.clone()))?;
+                let decimal = n.contains(['.', 'e', 'E']);
+                // Integers carry no precision, so that they equal `Expr::int`.
+                let (digits, places) = if decimal { shown_precision(&n) } else { (0, 0) };
                 Ok(Expr::Num {
                     value,
-                    decimal: n.contains(['.', 'e', 'E']),
+                    decimal,
+                    digits,
+                    places,
                 })
             }
             Tok::Letter(c) => {
