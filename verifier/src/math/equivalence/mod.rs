@@ -18,6 +18,7 @@ use super::parse::normalise_text;
 use super::{Options, PercentPolicy, Rule};
 
 mod label;
+mod matrix;
 mod precision;
 mod relation;
 
@@ -319,6 +320,19 @@ impl Comparer {
         }
         if let Some(t) = &p_tuples {
             p = t;
+        }
+        // `\frac{1}{2}\begin{pmatrix}…\end{pmatrix}`, `M + N`: the matrix they compute.
+        let (g_matrix, p_matrix) = (matrix::computed(g), matrix::computed(p));
+        for m in [&g_matrix, &p_matrix] {
+            if let Some(Err(matrix::Incompatible)) = m {
+                return decide(false, Rule::Undecided);
+            }
+        }
+        if let Some(Ok(m)) = &g_matrix {
+            g = m;
+        }
+        if let Some(Ok(m)) = &p_matrix {
+            p = m;
         }
         use Expr::*;
         match (g, p) {

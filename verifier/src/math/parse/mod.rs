@@ -1,6 +1,7 @@
 //! From an extracted answer string to an [`Expr`]: clean-up of units and layout, tokenising,
 //! then parsing. Text answers (`\text{Yes}`, `Monday`) become [`Expr::Text`].
 
+mod align;
 pub mod latex;
 pub mod lexer;
 
@@ -282,7 +283,7 @@ pub fn is_bare_answer(s: &str) -> bool {
     if has_digit_colon(&cleaned) {
         return cleaned.split_whitespace().count() <= 2;
     }
-    let (toks, dropped) = classify_words(lexer::lex(&cleaned), is_latex(&cleaned));
+    let (toks, dropped) = classify_words(align::flatten(lexer::lex(&cleaned)), is_latex(&cleaned));
     if dropped.words || (dropped.annotations && !has_math(&toks)) {
         return !has_math(&toks) && cleaned.split_whitespace().count() <= 4;
     }
@@ -348,7 +349,7 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
     if has_digit_colon(&cleaned) {
         return Ok(colon_text(&cleaned));
     }
-    let toks = lexer::lex(&cleaned);
+    let toks = align::flatten(lexer::lex(&cleaned));
     let (toks, dropped) = classify_words(toks, is_latex(&cleaned));
     if (dropped.words || dropped.annotations) && !has_math(&toks) {
         let text = normalise_text(&cleaned);
