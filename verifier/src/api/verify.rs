@@ -111,6 +111,8 @@ pub async fn reward(
                     .get(i)
                     .and_then(|p| q.strip_prefix(p.as_str()))
                     .unwrap_or(q);
+                // Reasoning models: after a closing `</think>`, only what follows holds the answer.
+                let response = crate::math::after_thinking(response);
                 scorer.score_math(&req.labels[i], response)
             })
             .collect::<Vec<_>>()

@@ -230,6 +230,16 @@ pub fn strip_think(text: &str) -> &str {
     }
 }
 
+/// `/v1/reward`'s default for reasoning models: a response that closes a `<think>` block is
+/// graded on what follows it ([`strip_think`]); any other response is graded whole.
+pub fn after_thinking(response: &str) -> &str {
+    if response.contains("</think>") {
+        strip_think(response)
+    } else {
+        response
+    }
+}
+
 /// Grades `response` against `reference` (both go through the same extraction).
 pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
     let gold = analyse(reference);
