@@ -108,7 +108,10 @@ impl Comparer {
         if self.work == 0 {
             return decide(false, Rule::Limit);
         }
-        decide(equal, rule)
+        match equal {
+            Some(equal) => decide(equal, rule),
+            None => decide(false, Rule::Undecided),
+        }
     }
 }
 

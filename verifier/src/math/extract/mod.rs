@@ -4,6 +4,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod prose;
+
+use prose::{last_number_span, value_in_phrase};
+
 /// Where in the text the answer was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -196,46 +200,6 @@ fn phrase_after(rest: &str) -> Option<&str> {
     (!phrase.is_empty() && phrase.len() <= 300).then(|| value_in_phrase(phrase))
 }
 
-/// Verbs after which a sentence states its value (`the largest $n$ is 34`).
-const COPULAS: [&str; 6] = [" is ", " are ", " equals ", " was ", " be ", " becomes "];
-
-/// The value a prose answer phrase states: the phrase itself when it reads as an answer
-/// (`42 apples`, `\text{Yes}`), else the value after its last copula, else its leading value
-/// (`34 because 34 > 30`). Falls back to the phrase, which then compares as text.
-fn value_in_phrase(phrase: &str) -> &str {
-    if super::parse::is_bare_answer(phrase) {
-        return phrase;
-    }
-    let lower = phrase.to_ascii_lowercase();
-    let after = COPULAS
-        .iter()
-        .filter_map(|c| lower.rfind(c).map(|i| i + c.len()))
-        .max()
-        .map_or(phrase, |i| &phrase[i..]);
-    leading_value(after.trim_start()).unwrap_or(phrase)
-}
-
-/// The value at the start of `s`: a math environment, or the characters up to the first word
-/// of prose (`12 red marbles` → `12`, `3/4, so` → `3/4`).
-fn leading_value(s: &str) -> Option<&str> {
-    if let Some(m) = leading_math(s) {
-        return Some(m);
-    }
-    if !s.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.') {
-        return None;
-    }
-    let mut end = s.len();
-    for (i, c) in s.char_indices() {
-        let prose = c == ' ' && s[i + 1..].starts_with(|c: char| c.is_alphabetic() || c == '(');
-        if prose || c == '$' || (c == ',' && s[i + 1..].starts_with(' ')) {
-            end = i;
-            break;
-        }
-    }
-    let v = s[..end].trim().trim_end_matches(['.', ',', ';']);
-    v.contains(|c: char| c.is_ascii_digit()).then_some(v)
-}
-
 /// `The final answer is X` (the Minerva/MATH few-shot format).
 pub fn final_answer(text: &str) -> Option<Extraction> {
     let i = rfind_ci(text, "final answer is")?;
@@ -344,106 +308,6 @@ pub fn last_math(text: &str) -> Option<Extraction> {
         (Some((_, env)), None) => Extraction::one(env, Source::LatexEnvironment),
         (None, None) => None,
     }
-}
-
-/// Thousands separators written in LaTeX between digit groups (`16,\!386`, `1\,000`, `1{,}000`).
-const LATEX_SEPARATORS: [&str; 4] = [",\\!", ",\\,", "\\,", "{,}"];
-
-/// The last number that stands on its own: (end of the number, its text). A number glued to a
-/// letter before it (`AZYUK2A`, `CO2`, `x10`) is part of a word, and one inside inline math
-/// whose delimiters are split across lines (`$ \n 9 \n $`) is not an answer; both are skipped.
-fn last_number_span(text: &str) -> Option<(usize, &str)> {
-    let b = text.as_bytes();
-    let mut i = b.len();
-    loop {
-        // Find the last digit.
-        while i > 0 && !b[i - 1].is_ascii_digit() {
-            i -= 1;
-        }
-        if i == 0 {
-            return None;
-        }
-        let end = i;
-        let start = number_start(text, end);
-        if start > 0 && b[start - 1].is_ascii_alphabetic() {
-            i = start - 1;
-            continue;
-        }
-        if let Some(open) = split_inline_open(text, start, end) {
-            i = open;
-            continue;
-        }
-        let start = if start > 0 && b[start - 1] == b'-' {
-            start - 1
-        } else {
-            start
-        };
-        let mut stop = end;
-        let tail = &text[end..];
-        let trimmed = tail.trim_start();
-        if trimmed.starts_with('%') || trimmed.starts_with("\\%") {
-            stop =
-                end + (tail.len() - trimmed.len()) + if trimmed.starts_with('%') { 1 } else { 2 };
-        }
-        return Some((stop, &text[start..stop]));
-    }
-}
-
-/// Where the digits (with separators, decimals and clock colons) ending at `end` start.
-fn number_start(text: &str, end: usize) -> usize {
-    let b = text.as_bytes();
-    let mut start = end;
-    while start > 0 {
-        let c = b[start - 1];
-        let sep_ok = matches!(c, b',' | b'.' | b':')
-            && start >= 2
-            && b[start - 2].is_ascii_digit()
-            && start < end;
-        if c.is_ascii_digit() || sep_ok {
-            start -= 1;
-            continue;
-        }
-        let latex_sep = LATEX_SEPARATORS.iter().find(|s| {
-            text[..start].ends_with(**s)
-                && start > s.len()
-                && b[start - s.len() - 1].is_ascii_digit()
-                && start < end
-        });
-        match latex_sep {
-            Some(s) => start -= s.len(),
-            None => break,
-        }
-    }
-    start
-}
-
-/// When the number at `start..end` sits between inline delimiters that are split across lines
-/// (`$ \n 9 \n $`, `\( \n 9 \n \)`), the position of the opening delimiter.
-fn split_inline_open(text: &str, start: usize, end: usize) -> Option<usize> {
-    for (open, close) in [("$", "$"), ("\\(", "\\)")] {
-        let Some(o) = text[..start].rfind(open) else {
-            continue;
-        };
-        let after_open = &text[o + open.len()..start];
-        // A `$` before a digit is a currency sign; `$$` is display math, which may span lines.
-        let currency = open == "$" && text[o + 1..].starts_with(|c: char| c.is_ascii_digit());
-        let display = open == "$" && (text[..o].ends_with('$') || text[o + 1..].starts_with('$'));
-        if currency || display || (open == "\\(" && after_open.contains(close)) {
-            continue;
-        }
-        // The `$` must open a span on its line (an odd count of single `$` up to it there),
-        // not close one (`$x$ …`).
-        let line_start = text[..o].rfind('\n').map_or(0, |k| k + 1);
-        if open == "$" && text[line_start..=o].matches('$').count() % 2 == 0 {
-            continue;
-        }
-        if let Some(c) = text[end..].find(close)
-            && text[o..end + c].contains('\n')
-        {
-            return Some(o);
-        }
-    }
-    None
 }
 
 /// Whether the whole (short) text reads as an answer by itself rather than as prose.
