@@ -159,7 +159,35 @@ fn pairs() -> Vec<Pair> {
     out
 }
 
+/// Grades a labelled cases file (`tests/data/math_*cases.jsonl`, each case's `options` applied)
+/// and writes every case with our verdict (`ours`, `rule`) to `out`: the input of
+/// `benches/mathverify_compare.py --cases`, which puts Math-Verify's verdicts beside ours.
+fn grade_cases(path: &str, out: &str) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(out).expect("create verdicts"));
+    let mut n = 0;
+    for line in text.lines() {
+        let mut case: serde_json::Value = serde_json::from_str(line).expect("valid case line");
+        let options: Options = case
+            .get("options")
+            .map(|o| serde_json::from_value(o.clone()).expect("valid options"))
+            .unwrap_or_default();
+        let field = |k: &str| case[k].as_str().unwrap_or_default().to_string();
+        let v = verify(&field("reference"), &field("response"), &options);
+        case["ours"] = v.correct.into();
+        case["rule"] = serde_json::to_value(v.rule).expect("rule serialises");
+        writeln!(f, "{case}").expect("write verdicts");
+        n += 1;
+    }
+    eprintln!("graded {n} cases from {path} into {out}");
+}
+
 fn main() {
+    if let Ok(path) = std::env::var("MATH_BENCH_CASES") {
+        let out = std::env::var("MATH_BENCH_CASES_OUT")
+            .unwrap_or_else(|_| "target/math-bench/case_verdicts.jsonl".into());
+        return grade_cases(&path, &out);
+    }
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: keep that run short.
     let quick = !std::env::args().any(|a| a == "--bench");
     let pairs = pairs();

@@ -43,8 +43,8 @@ def main():
     ap.add_argument("--pairs", help="existing pairs file (skips cargo; no throughput for ours)")
     ap.add_argument("--limit", type=int, default=0, help="max pairs per set/kind for Math-Verify")
     ap.add_argument("--disagreements", default="target/math-bench/disagreements.jsonl")
-    ap.add_argument("--cases", help="instead: run Math-Verify on our hand-written cases file and "
-                    "list where it differs from the expected labels")
+    ap.add_argument("--cases", help="instead: grade a labelled cases file with both checkers and "
+                    "print agreement with the labels and false positives per category")
     args = ap.parse_args()
 
     from math_verify import parse, verify  # noqa: E402  (after argparse so --help works anywhere)
@@ -123,27 +123,69 @@ def main():
     print(f"\n{len(disagreements)} disagreements written to {args.disagreements}", file=sys.stderr)
 
 
+def strip_think(text):
+    """What TRL's reasoning_accuracy_reward grades: the text after the last </think>."""
+    if "</think>" in text:
+        return text.rsplit("</think>", 1)[1]
+    i = text.find("<think>")
+    return text if i < 0 else text[:i]
+
+
+def our_case_verdicts(path):
+    """Our verdict on every case, from the math bench's cases mode (release build)."""
+    out = os.path.abspath("target/math-bench/case_verdicts.jsonl")
+    env = dict(os.environ, MATH_BENCH_CASES=os.path.abspath(path), MATH_BENCH_CASES_OUT=out)
+    print("running cargo bench -p verifier --bench math (cases mode) ...", file=sys.stderr,
+          flush=True)
+    subprocess.run(["cargo", "bench", "-p", "verifier", "--bench", "math"], env=env, check=True,
+                   capture_output=True, text=True)
+    return [json.loads(line) for line in open(out)]
+
+
 def compare_cases(path, parse, verify):
-    """Math-Verify on our labelled cases; bare LaTeX is wrapped in $...$ as Math-Verify expects."""
+    """Math-Verify beside ours on a labelled cases file, against the labels.
+
+    Bare LaTeX is wrapped in $...$ as Math-Verify expects; a case graded by us with
+    ignore_think is given to Math-Verify after the same cut (what TRL does before calling it).
+    Safety cases (hostile sizes) are left out: Math-Verify's signal timeouts make them slow.
+    """
     def wrap(t):
         anchored = any(k in t for k in ["$", "\\boxed", "\\(", "\\[", "####"])
         return t if anchored or len(t.split()) > 3 else f"${t}$"
 
-    rows = [json.loads(line) for line in open(path)]
-    rows = [r for r in rows if r["category"] != "safety"]
-    differ = collections.Counter()
+    rows = [r for r in our_case_verdicts(path) if r["category"] != "safety"]
+    stats = collections.defaultdict(collections.Counter)
+    lines = []
     for r in rows:
+        response = r["response"]
+        if r.get("options", {}).get("ignore_think"):
+            response = strip_think(response)
         try:
-            ok = bool(verify(parse(wrap(r["reference"])), parse(wrap(r["response"]))))
+            mv = bool(verify(parse(wrap(r["reference"])), parse(wrap(response))))
         except Exception:
-            ok = False
-        if ok != r["expected"]:
-            differ[r["category"]] += 1
-            print(f"[{r['category']}] expected={r['expected']} math-verify={ok}: "
-                  f"{r['reference']!r} vs {r['response']!r} {r['why']}")
-    total = sum(differ.values())
-    print(f"\nMath-Verify matches the expected label on {len(rows) - total} of {len(rows)} cases "
-          f"({100 * (len(rows) - total) / len(rows):.1f}%); differences by category: {dict(differ)}")
+            mv = False
+        for key in (r["category"], "all"):
+            st = stats[key]
+            st["n"] += 1
+            st["positive"] += r["expected"]
+            st["ours_agree"] += r["ours"] == r["expected"]
+            st["mv_agree"] += mv == r["expected"]
+            st["ours_fp"] += r["ours"] and not r["expected"]
+            st["mv_fp"] += mv and not r["expected"]
+        if mv != r["expected"] or r["ours"] != r["expected"]:
+            lines.append(f"[{r['category']}] label={r['expected']} ours={r['ours']} "
+                         f"math-verify={mv}: {r['reference']!r} vs {r['response']!r} ({r['why']})")
+    print("\n".join(lines))
+    print(f"\n{path}\n")
+    print("| category | cases | labelled correct | ours agree | Math-Verify agree | "
+          "ours false positives | Math-Verify false positives |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for key in sorted(stats, key=lambda k: (k == "all", k)):
+        st = stats[key]
+        name = "**all**" if key == "all" else key
+        print(f"| {name} | {st['n']} | {st['positive']} | {st['ours_agree']} "
+              f"({100 * st['ours_agree'] / st['n']:.1f}%) | {st['mv_agree']} "
+              f"({100 * st['mv_agree'] / st['n']:.1f}%) | {st['ours_fp']} | {st['mv_fp']} |")
 
 
 if __name__ == "__main__":

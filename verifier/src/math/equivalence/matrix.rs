@@ -7,6 +7,9 @@ use crate::math::expr::Expr;
 /// Most elements a computed matrix, and most terms one element of a product, may have.
 const MAX_ELEMENTS: usize = 256;
 const MAX_INNER: usize = 16;
+/// Most expression nodes a computed matrix may hold: products copy their operands' elements
+/// (a chain of products would grow exponentially), so the size is checked before building.
+const MAX_NODES: usize = 20_000;
 
 type Rows = Vec<Vec<Expr>>;
 
@@ -36,9 +39,23 @@ fn shape(m: &Rows) -> (usize, usize) {
     (m.len(), m.first().map_or(0, Vec::len))
 }
 
+fn node_count(e: &Expr) -> usize {
+    let mut n = 0usize;
+    e.walk(&mut |_| n += 1);
+    n
+}
+
+fn nodes(m: &Rows) -> usize {
+    m.iter().flatten().map(node_count).sum()
+}
+
 fn product(a: &Rows, b: &Rows) -> Result<Rows, Incompatible> {
     let ((n, k), (k2, m)) = (shape(a), shape(b));
     if k != k2 || k > MAX_INNER || n * m > MAX_ELEMENTS {
+        return Err(Incompatible);
+    }
+    // Each element of `a` is copied `m` times, each of `b` `n` times, plus 2 nodes per term.
+    if m * nodes(a) + n * nodes(b) + 2 * n * m * k > MAX_NODES {
         return Err(Incompatible);
     }
     Ok((0..n)
@@ -60,6 +77,10 @@ fn times(a: Value, b: Value) -> Result<Value, Incompatible> {
     Ok(match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => Value::Scalar(Expr::Mul(vec![x, y])),
         (Value::Scalar(s), Value::Matrix(m)) | (Value::Matrix(m), Value::Scalar(s)) => {
+            let elements = m.iter().map(Vec::len).sum::<usize>();
+            if elements * (node_count(&s) + 1) + nodes(&m) > MAX_NODES {
+                return Err(Incompatible);
+            }
             Value::Matrix(map(m, |e| Expr::Mul(vec![s.clone(), e])))
         }
         (Value::Matrix(a), Value::Matrix(b)) => Value::Matrix(product(&a, &b)?),
@@ -108,9 +129,14 @@ fn value(e: &Expr) -> Result<Value, Incompatible> {
             Ok(acc)
         }
         Expr::Div(a, b) => match (value(a)?, value(b)?) {
-            (Value::Matrix(m), Value::Scalar(s)) => Ok(Value::Matrix(map(m, |x| {
-                Expr::Div(Box::new(x), Box::new(s.clone()))
-            }))),
+            (Value::Matrix(m), Value::Scalar(s))
+                if m.iter().map(Vec::len).sum::<usize>() * (node_count(&s) + 1) + nodes(&m)
+                    <= MAX_NODES =>
+            {
+                Ok(Value::Matrix(map(m, |x| {
+                    Expr::Div(Box::new(x), Box::new(s.clone()))
+                })))
+            }
             _ => Err(Incompatible),
         },
         // Powers, functions of matrices and matrices inside structures are not computed.

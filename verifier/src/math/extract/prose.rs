@@ -11,7 +11,8 @@ const COPULAS: [&str; 6] = [" is ", " are ", " equals ", " was ", " be ", " beco
 /// (`42 apples`, `\text{Yes}`), else the value after its last copula, else its leading value
 /// (`34 because 34 > 30`). Falls back to the phrase, which then compares as text.
 pub(super) fn value_in_phrase(phrase: &str) -> &str {
-    if crate::math::parse::is_bare_answer(phrase) {
+    // One token (`18`, `\frac{1}{2}`) is an answer as it stands: no need to look further.
+    if !phrase.contains(' ') {
         return phrase;
     }
     let lower = phrase.to_ascii_lowercase();
@@ -20,7 +21,11 @@ pub(super) fn value_in_phrase(phrase: &str) -> &str {
         .filter_map(|c| lower.rfind(c).map(|i| i + c.len()))
         .max()
         .map_or(phrase, |i| &phrase[i..]);
-    leading_value(after.trim_start()).unwrap_or(phrase)
+    match leading_value(after.trim_start()) {
+        // Parsing is the costly step: only when the phrase could be read otherwise.
+        Some(v) if v != phrase && !crate::math::parse::is_bare_answer(phrase) => v,
+        _ => phrase,
+    }
 }
 
 /// The value at the start of `s`: a math environment, or the characters up to the first word
