@@ -21,4 +21,11 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(a.correct, again.correct, "verdict must be deterministic");
     assert_eq!(a.rule, again.rule);
     let _ = parse::parse_answer(reference);
+    // The reasoning-model option cuts the response at `</think>`: same guarantees.
+    let think = Options {
+        ignore_think: true,
+        ..Options::default()
+    };
+    let t = verify(reference, response, &think);
+    assert_eq!(t.reward, if t.correct { 1.0 } else { 0.0 });
 });

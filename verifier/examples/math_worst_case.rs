@@ -40,6 +40,11 @@ fn main() {
         format!("\\boxed{{{}}}", terms.join(" \\pm "))
     };
     let huge_text = "answer: ".repeat(200_000) + "\\boxed{" + &"{".repeat(100_000);
+    let matrix = "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}";
+    let big_matrix = format!(
+        "\\begin{{pmatrix}}{}\\end{{pmatrix}}",
+        vec![vec!["x+1"; 16].join("&"); 16].join("\\\\")
+    );
     let cases: Vec<(&str, String, String)> = vec![
         (
             "big exact product",
@@ -70,8 +75,30 @@ fn main() {
         ),
         ("1 MB of anchors", "1".into(), huge_text),
         ("± of 500-digit terms", plus_minus(false), plus_minus(true)),
+        ("product of 40 matrices", matrix.into(), matrix.repeat(40)),
+        (
+            "16×16 matrix cubed",
+            big_matrix.clone(),
+            big_matrix.repeat(3),
+        ),
+        (
+            "1 MB of split \\( spans",
+            "1".into(),
+            "\\( 1\n".repeat(200_000),
+        ),
+        ("1 MB of glued digits", "1".into(), "A1".repeat(500_000)),
+        ("1 MB of clock times", "1".into(), "12:00 ".repeat(170_000)),
+        (
+            "1 MB of <think> blocks",
+            "1".into(),
+            "<think>1</think>".repeat(65_000) + "<think>",
+        ),
     ];
-    let options = Options::default();
+    // The <think> option on: it changes nothing where there are no tags.
+    let options = Options {
+        ignore_think: true,
+        ..Options::default()
+    };
     if std::env::var("PROFILE_PARSE").is_ok() {
         let t = Instant::now();
         let e = verifier::math::parse::parse_answer(&big_sum);

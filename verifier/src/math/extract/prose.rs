@@ -120,11 +120,25 @@ fn number_start(text: &str, end: usize) -> usize {
     start
 }
 
+/// How far (bytes) around a number to look for split inline delimiters: inline math is short,
+/// and a bounded window keeps the scan linear however many numbers are rejected.
+const SPLIT_WINDOW: usize = 512;
+
+/// `i` moved towards `toward` until it is a char boundary of `text`.
+fn boundary(text: &str, mut i: usize, toward_end: bool) -> usize {
+    while !text.is_char_boundary(i) {
+        if toward_end { i += 1 } else { i -= 1 }
+    }
+    i
+}
+
 /// When the number at `start..end` sits between inline delimiters that are split across lines
 /// (`$ \n 9 \n $`, `\( \n 9 \n \)`), the position of the opening delimiter.
 fn split_inline_open(text: &str, start: usize, end: usize) -> Option<usize> {
+    let lo = boundary(text, start.saturating_sub(SPLIT_WINDOW), true);
+    let hi = boundary(text, (end + SPLIT_WINDOW).min(text.len()), false);
     for (open, close) in [("$", "$"), ("\\(", "\\)")] {
-        let Some(o) = text[..start].rfind(open) else {
+        let Some(o) = text[lo..start].rfind(open).map(|k| lo + k) else {
             continue;
         };
         let after_open = &text[o + open.len()..start];
@@ -136,11 +150,11 @@ fn split_inline_open(text: &str, start: usize, end: usize) -> Option<usize> {
         }
         // The `$` must open a span on its line (an odd count of single `$` up to it there),
         // not close one (`$x$ …`).
-        let line_start = text[..o].rfind('\n').map_or(0, |k| k + 1);
+        let line_start = text[lo..o].rfind('\n').map_or(lo, |k| lo + k + 1);
         if open == "$" && text[line_start..=o].matches('$').count() % 2 == 0 {
             continue;
         }
-        if let Some(c) = text[end..].find(close)
+        if let Some(c) = text[end..hi].find(close)
             && text[o..end + c].contains('\n')
         {
             return Some(o);
