@@ -35,6 +35,9 @@ COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
 COPY . .
 RUN cargo build --release --locked -p trainer --bin trainer
+# The example agents' tokenizer comes from SmolLM2's GGUF: fetched and checksummed by the
+# project's own setup step, so the compose stack creates the agents without a native build.
+RUN HACRL_CACHE=/opt/hacrl/cache bash scripts/setup.d/31-smollm2.sh
 # Only the shared libraries are needed at run time, not the Python interpreter.
 RUN mkdir -p /opt/torch-libs \
     && site=$(/opt/torch/bin/python -c 'import site; print(site.getsitepackages()[0])') \
@@ -53,9 +56,17 @@ RUN site=$(cat /opt/torch-libs/SITE_PACKAGES) \
     && ln -s /opt/torch-libs/torch "$site/torch" \
     && ln -s /opt/torch-libs/nvidia "$site/nvidia"
 COPY --from=builder /src/target/release/trainer /usr/local/bin/trainer
-# Run configs and their data; the agents' model folders are mounted by compose.
+COPY --from=builder /opt/hacrl/cache/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf /opt/hacrl/smollm2/
+COPY trainer/assets/byte-tokenizer /app/trainer/assets/byte-tokenizer
+# Run configs and their data. The agents' folder and the run outputs are named volumes in
+# compose (examples/tiny-cpu/init-agents.sh fills the first); the folders exist here, owned by
+# the runtime user, so that a new volume starts out writable by it.
 COPY --chown=hacrl:hacrl examples /app/examples
+RUN install -d -o hacrl -g hacrl /app/examples/tiny-cpu/agents /app/examples/tiny-cpu/runs
 ENV LD_LIBRARY_PATH=/opt/torch-libs/torch/lib \
+    TRAINER=trainer \
+    SMOLLM2_GGUF=/opt/hacrl/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf \
+    BYTE_TOKENIZER=/app/trainer/assets/byte-tokenizer \
     NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,utility
 USER hacrl

@@ -10,15 +10,10 @@ cd "$root"
 . scripts/env
 url="${VERIFIER_URL:-http://127.0.0.1:8080}"
 cargo build --release -q -p trainer
-trainer=target/release/trainer
-smol="${HACRL_CACHE}/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-tok="$here/agents/smollm2-tokenizer"
-if [ ! -f "$tok/tokenizer.json" ]; then
-    "$trainer" import-gguf --gguf "$smol" --out "$here/agents/smollm2-135m"
-    mkdir -p "$tok" && cp "$here/agents/smollm2-135m"/tokenizer*.json "$tok/"
-fi
-"$trainer" init-model --config "$here/llama.json" --tokenizer "$tok" --out "$here/agents/tiny-llama" --seed 1
-"$trainer" init-model --config "$here/qwen3.json" --tokenizer trainer/assets/byte-tokenizer --out "$here/agents/tiny-qwen3-bytes" --seed 2
+# Re-initialised every time natively (the container's `agents` service keeps existing ones).
+rm -f "$here/agents/.complete"
+TRAINER=target/release/trainer SMOLLM2_GGUF="${HACRL_CACHE}/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" \
+    BYTE_TOKENIZER=trainer/assets/byte-tokenizer AGENTS="$here/agents" "$here/init-agents.sh"
 for split in train test; do
     curl -sf -XPOST "$url/v1/tasks?dataset=arith-$split" -H 'content-type: application/x-ndjson' \
         --data-binary "@$here/arith-$split.jsonl" >/dev/null

@@ -657,7 +657,7 @@ async fn stateless_scoring_endpoints() {
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["rewards"], json!([1.0, 0.0]));
     assert_eq!(r["scores"], r["rewards"]);
-    assert_eq!(r["extra_logs"]["correct"], json!([true, false]));
+    assert_eq!(r["extra_logs"]["correct"], json!([1.0, 0.0]));
     let (status, err) = s
         .post("/v1/reward", &json!({"query": ["a"], "labels": []}))
         .await;

@@ -1,0 +1,14 @@
+"""Python client of the HACRL verifier: the shared rollout pool,
+verifiable rewards (math answers, sandboxed code), and reward functions for TRL, verl and
+OpenRLHF.
+
+    import hacrl
+    c = hacrl.Client("http://127.0.0.1:8080")
+    agent = c.create_agent("qwen3-1.7b", family="qwen3")
+"""
+
+from . import trl, verl
+from .client import DEFAULT_URL, Client, HacrlError
+
+__all__ = ["Client", "HacrlError", "DEFAULT_URL", "trl", "verl"]
+__version__ = "0.1.0"

@@ -1,0 +1,135 @@
+"""Shapes of the service's JSON, as typed dicts (the service's /openapi.json is the reference).
+
+`total=False` marks what the service may leave out or the caller may omit; these are plain
+dicts at run time, so the client returns exactly what the service sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, TypedDict
+
+
+class Agent(TypedDict):
+    id: str
+    name: str
+    family: Optional[str]
+    size_params: Optional[int]
+    tokenizer: Optional[str]
+    metadata: Any
+    created_at: str
+
+
+class NewTask(TypedDict, total=False):
+    dataset: str  # required
+    external_id: str  # required
+    kind: str  # "math" or "code"; required
+    prompt: str  # required
+    reference: Any  # hidden: {"answer": …} or a code reference; required
+    metadata: Any
+
+
+class Task(TypedDict):
+    id: str
+    dataset: str
+    external_id: str
+    kind: str
+    prompt: str
+    metadata: Any
+    created_at: str
+
+
+class TaskStored(TypedDict):
+    id: str
+    dataset: str
+    external_id: str
+    status: str  # "created" or "unchanged"
+
+
+class TasksStored(TypedDict):
+    created: int
+    unchanged: int
+    tasks: List[TaskStored]
+
+
+class NewRollout(TypedDict, total=False):
+    id: str  # client-chosen UUID; the client fills one in when absent
+    task_id: str  # required
+    agent_id: str  # required
+    run: str
+    step: int
+    policy_version: int
+    response: str  # required
+    token_count: int
+    logprob_mean: float
+    logprob_sum: float
+    metadata: Any
+
+
+class RolloutResult(TypedDict):
+    id: str
+    task_id: str
+    agent_id: str
+    reward: float
+    correct: bool
+    status: str  # "scored" or "judge_error"
+    verdict: Dict[str, Any]
+    duplicate: bool
+
+
+class SubmitResult(TypedDict):
+    created: int
+    duplicates: int
+    results: List[RolloutResult]
+
+
+class Page(TypedDict, total=False):
+    items: List[Dict[str, Any]]
+    next: int  # absent on the last page
+
+
+class GroupMember(TypedDict):
+    id: str
+    agent_id: str
+    agent: str
+    response: str
+    reward: float
+    correct: bool
+    token_count: Optional[int]
+    logprob_mean: Optional[float]
+    logprob_sum: Optional[float]
+    policy_version: int
+    metadata: Any
+
+
+class Group(TypedDict):
+    task_id: str
+    prompt: str
+    rollouts: List[GroupMember]
+
+
+class Groups(TypedDict):
+    run: str
+    step: int
+    groups: List[Group]
+
+
+class StepCapability(TypedDict):
+    step: int
+    rollouts: int
+    accuracy: float
+    capability: float
+
+
+class Capability(TypedDict):
+    agent_id: str
+    agent: str
+    run: str
+    window: int
+    capability: Optional[float]
+    steps: List[StepCapability]
+
+
+class RewardResponse(TypedDict):
+    rewards: List[float]
+    scores: List[float]
+    extra_logs: Dict[str, List[float]]
