@@ -177,6 +177,9 @@ add(L, "a = 3, b = 4", "$(3, 4)$", True, "assignments against a tuple in the sam
 add(L, "a = 3, b = 4", "$(4, 3)$", False, "tuple in the other order")
 add(L, r"S_{10} = 55", "$55$", True, "sum label with a subscript")
 add(L, r"S_{10} = 55", "$56$", False, "different sum")
+add(L, "(3,4)", "The answer is $x = 3$ and $y = 4$.", True, "an answer sentence listing two labelled spans")
+add(L, "(3,4)", "The answer is $x = 3$ and $y = 5$.", False, "second span differs")
+add(L, "5", "The answer is $5$, or $6$ if we count the endpoint.", False, "a hedged list of two answers is not the answer")
 
 # ---------------- number formats ----------------
 N = "number_formats"

@@ -175,6 +175,35 @@ fn leading_math(s: &str) -> Option<&str> {
     (open == "$$" || open == "\\[" || !inner.contains('\n')).then_some(inner)
 }
 
+/// Words that join several answers written as separate math spans (`$x = 3$ and $y = 4$`).
+const MATH_JOINS: [&str; 5] = [", and ", " and ", ", ", " or ", ", or "];
+
+/// `first` (the leading math of `rest`) extended over the inline spans listed after it:
+/// `$x = 3$ and $y = 4$` gives `x = 3$ and $y = 4`, whose inner `$` the lexer skips and whose
+/// `and` separates answers. At most eight spans, all on one line.
+fn listed_math<'a>(rest: &'a str, first: &'a str) -> &'a str {
+    let start = first.as_ptr() as usize - rest.as_ptr() as usize;
+    let mut end = start + first.len();
+    for _ in 0..8 {
+        // Past the closing `$` of the span that ends at `end`.
+        let Some(after) = rest[end..].strip_prefix('$') else {
+            break;
+        };
+        let Some(next) = MATH_JOINS
+            .iter()
+            .find_map(|j| after.strip_prefix(j))
+            .filter(|n| n.starts_with('$') && !n.starts_with("$$"))
+        else {
+            break;
+        };
+        match leading_math(next) {
+            Some(m) => end = m.as_ptr() as usize - rest.as_ptr() as usize + m.len(),
+            None => break,
+        }
+    }
+    &rest[start..end]
+}
+
 /// The answer phrase after an anchor: a math environment, or the text up to the sentence end.
 fn phrase_after(rest: &str) -> Option<&str> {
     // Only the next few hundred bytes can hold the phrase; never scan further (keeps repeated
@@ -187,7 +216,7 @@ fn phrase_after(rest: &str) -> Option<&str> {
         .trim_start_matches([':', ' ', '\t', '*'])
         .trim_start();
     if let Some(m) = leading_math(rest) {
-        return Some(m);
+        return Some(listed_math(rest, m));
     }
     let line = rest.lines().next().unwrap_or("");
     let mut end = line.len();
