@@ -189,11 +189,11 @@ fn listed_math<'a>(rest: &'a str, first: &'a str) -> &'a str {
         let Some(after) = rest[end..].strip_prefix('$') else {
             break;
         };
-        let Some(next) = MATH_JOINS
-            .iter()
-            .find_map(|j| after.strip_prefix(j))
-            .filter(|n| n.starts_with('$') && !n.starts_with("$$"))
-        else {
+        let Some(next) = MATH_JOINS.iter().find_map(|j| {
+            after
+                .strip_prefix(j)
+                .filter(|n| n.starts_with('$') && !n.starts_with("$$"))
+        }) else {
             break;
         };
         match leading_math(next) {
