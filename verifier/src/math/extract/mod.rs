@@ -259,8 +259,13 @@ pub fn answer_prefix(text: &str) -> Option<Extraction> {
             .find_map(|p| {
                 let r = rest.strip_prefix(p)?;
                 // `is` must be a whole word (not "isn't").
-                (!p.ends_with(char::is_alphabetic) || !r.starts_with(|c: char| c.is_alphanumeric()))
-                    .then_some(r)
+                let word_goes_on = r.starts_with(|c: char| c.is_alphanumeric() || c == '\'');
+                (!p.ends_with(char::is_alphabetic) || !word_goes_on).then_some(r)
+            })
+            // `the answer cannot be 5`: the denial is the answer phrase (it compares as text).
+            .or_else(|| {
+                let first = rest.split_whitespace().next()?;
+                super::parse::negated(first).then_some(rest)
             });
         if let Some(after) = after
             && let Some(phrase) = phrase_after(after)

@@ -11,8 +11,9 @@ const COPULAS: [&str; 6] = [" is ", " are ", " equals ", " was ", " be ", " beco
 /// (`42 apples`, `\text{Yes}`), else the value after its last copula, else its leading value
 /// (`34 because 34 > 30`). Falls back to the phrase, which then compares as text.
 pub(super) fn value_in_phrase(phrase: &str) -> &str {
-    // One token (`18`, `\frac{1}{2}`) is an answer as it stands: no need to look further.
-    if !phrase.contains(' ') {
+    // One token (`18`, `\frac{1}{2}`) is an answer as it stands: no need to look further. A
+    // denial (`cannot be 5`) states no value: it stays prose, which compares as text.
+    if !phrase.contains(' ') || crate::math::parse::negated(phrase) {
         return phrase;
     }
     let lower = phrase.to_ascii_lowercase();

@@ -290,6 +290,17 @@ pub fn is_bare_answer(s: &str) -> bool {
     !toks.is_empty() && latex::parse_tokens(toks).is_ok()
 }
 
+/// Words that deny what follows them (`not 5`, `cannot be 5`, `isn't 5`).
+const NEGATIONS: [&str; 8] = [
+    "not", "cannot", "can't", "isn't", "never", "neither", "nor", "won't",
+];
+
+/// Whether prose in `s` contains a negation word.
+pub fn negated(s: &str) -> bool {
+    s.split(|c: char| !(c.is_alphabetic() || c == '\'' || c == '’'))
+        .any(|w| NEGATIONS.contains(&w.to_lowercase().replace('’', "'").as_str()))
+}
+
 /// Whether a colon stands between two digits (`12:00`, `2 : 3`): a clock time or a ratio.
 fn has_digit_colon(s: &str) -> bool {
     let b = s.as_bytes();
@@ -351,7 +362,8 @@ pub fn parse_answer(answer: &str) -> Result<Expr, ParseError> {
     }
     let toks = align::flatten(lexer::lex(&cleaned));
     let (toks, dropped) = classify_words(toks, is_latex(&cleaned));
-    if (dropped.words || dropped.annotations) && !has_math(&toks) {
+    // `not 5`: dropping the prose would leave 5, the very value the answer denies.
+    if (dropped.words || dropped.annotations) && (!has_math(&toks) || negated(&cleaned)) {
         let text = normalise_text(&cleaned);
         return if text.is_empty() {
             Err(ParseError::Empty)
