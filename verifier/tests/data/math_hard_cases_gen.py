@@ -279,6 +279,9 @@ add(P, r"\frac{1}{30000}", "$3.334e-5$", False, "small value wrongly rounded")
 add(P, r"\left(\frac{1}{3}, \frac{2}{3}\right)", "$(0.3333, 0.6667)$", True, "a point at the shown precision")
 add(P, r"\left(\frac{1}{3}, \frac{2}{3}\right)", "$(0.3333, 0.6666)$", False, "second coordinate truncated")
 add(P, r"\sqrt{5}", "$2.2361$", True, "sqrt 5 rounded")
+add(P, "123456789", "$1.235 \\times 10^{8}$", False, "an integer reference is an exact count, not a value to round (added with its fix)")
+add(P, "100", "$99.99$", False, "an integer reference is not rounded to (added with its fix)")
+add(P, r"\frac{123456789}{10}", "$1.235e7$", False, "rounding to thousands shows no digit after the point (added with its fix)")
 
 # ---------------- matrices computed in the response ----------------
 M = "matrices"

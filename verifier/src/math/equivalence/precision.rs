@@ -50,14 +50,16 @@ fn shown_places(e: &Expr) -> Option<i32> {
 }
 
 /// Whether values `diff` apart agree at the precision the response shows: the response a
-/// decimal with enough digits, the reference written without decimals (an exact value or a
-/// constant such as `π`), and the reference rounds to the response (within half a unit in its
-/// last place).
-pub fn at_shown_precision(gold: &Expr, pred: &Expr, diff: f64) -> bool {
-    if gold.has_decimal() {
+/// decimal with enough digits after the point, the reference a non-integer written without
+/// decimals (a fraction, or a constant such as `π`), and the reference rounds to the response
+/// (within half a unit in its last place).
+pub fn at_shown_precision(gold: &Expr, pred: &Expr, gold_is_integer: bool, diff: f64) -> bool {
+    // An integer reference is an exact count: `1.235e8` is not 123456789, nor `99.99` 100.
+    if gold.has_decimal() || gold_is_integer {
         return false;
     }
-    let Some(places) = shown_places(pred) else {
+    // Only digits after the point are a shown precision (`1.2e3` rounds to hundreds).
+    let Some(places) = shown_places(pred).filter(|p| *p >= 1) else {
         return false;
     };
     let half_unit = 0.5 * 10f64.powi(-places.clamp(-300, 300));

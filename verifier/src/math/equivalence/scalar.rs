@@ -300,14 +300,15 @@ impl Comparer {
         if symbols.is_empty() {
             return match self.point_value(g, p, &symbols, 0) {
                 PointValue::Exact(a, b) => {
+                    let diff = number::to_f64(&(&a - &b)).abs();
                     let close = self.close_exact(&a, &b, decimal)
-                        || precision::at_shown_precision(g, p, number::to_f64(&(&a - &b)).abs());
+                        || precision::at_shown_precision(g, p, a.is_integer(), diff);
                     decide(close, rule)
                 }
                 PointValue::Approx(a, b) => {
                     let shown = a.im == 0.0
                         && b.im == 0.0
-                        && precision::at_shown_precision(g, p, (a.re - b.re).abs());
+                        && precision::at_shown_precision(g, p, false, (a.re - b.re).abs());
                     decide(self.close_approx(a, b, decimal) || shown, Rule::Numeric)
                 }
                 PointValue::Undefined if self.work == 0 => decide(false, Rule::Limit),
