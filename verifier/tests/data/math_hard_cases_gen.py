@@ -72,6 +72,8 @@ add(F, "3", "The number of solutions is three.", False, "number words are not re
 add(F, "8", "The answer is 8 (eight).", True, "value then a parenthetical word")
 add(F, "4", "There are $4$ ways to do this, so the answer is $4$.", True, "answer repeated at the end")
 add(F, "5", "There are $4$ ways to do this, so the answer is $4$.", False, "the answer is 4")
+add(F, r"\frac{2}{3}", "Therefore, the chance that Bob wins is 2/3. <|im_start|>user", True, "a plain fraction as the last value of prose, chat tokens after it (added with its fix)")
+add(F, r"\frac{2}{3}", "Therefore, the chance that Bob wins is 1/3. <|im_start|>user", False, "a different fraction (added with its fix)")
 add(F, "5", "The answer is not 5.", False, "a denial states no value (added with its fix)")
 add(F, "5", "Final answer: it is not 5", False, "a denial states no value (added with its fix)")
 add(F, "5", "The answer cannot be 5.", False, "a denial states no value (added with its fix)")

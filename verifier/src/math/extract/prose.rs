@@ -77,6 +77,12 @@ pub(super) fn last_number_span(text: &str) -> Option<(usize, &str)> {
             i = open;
             continue;
         }
+        // A plain fraction in prose (`is 2/3.`) is one number.
+        let start = if start > 1 && b[start - 1] == b'/' && b[start - 2].is_ascii_digit() {
+            number_start(text, start - 1)
+        } else {
+            start
+        };
         let start = if start > 0 && b[start - 1] == b'-' {
             start - 1
         } else {
@@ -190,6 +196,7 @@ mod tests {
         assert_eq!(last("about 1\\,000 of them"), Some("1\\,000"));
         assert_eq!(last("at 3:30."), Some("3:30"));
         assert_eq!(last("down by -7%"), Some("-7%"));
+        assert_eq!(last("so it is 2/3. <|im_start|>user"), Some("2/3"));
     }
 
     #[test]
