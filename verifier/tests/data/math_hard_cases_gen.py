@@ -135,6 +135,8 @@ add(R, r"k \geq 4", r"$k > 4$", False, "strictness differs")
 add(R, r"\frac{1}{2} < x < 1", r"$0.5 < x < 1$", True, "decimal end")
 add(R, r"\frac{1}{2} < x < 1", r"$0.4 < x < 1$", False, "different end")
 add(R, r"x < 0 \text{ or } x > 2", r"$x > 2 \text{ or } x < 0$", True, "order of alternatives")
+add(R, r"\{x \mid x > 3\}", r"$(3, \infty)$", True, "set-builder notation (added with its fix)")
+add(R, r"(3, \infty)", r"$\{x \mid x \geq 3\}$", False, "set-builder with the end included (added with its fix)")
 
 # ---------------- labelled answers ----------------
 L = "labelled"

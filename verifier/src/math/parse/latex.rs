@@ -542,6 +542,16 @@ impl Parser {
                 }
             }
             Tok::LSet => {
+                // Set-builder notation `\{x \mid x > 3\}`: the condition is the answer (it
+                // compares with intervals like any relation in one unknown).
+                if matches!(self.peek(), Some(Tok::Letter(_)))
+                    && self.toks.get(self.pos + 1) == Some(&Tok::Pipe)
+                {
+                    self.pos += 2;
+                    let condition = self.list()?;
+                    self.expect(&Tok::RSet)?;
+                    return Ok(condition);
+                }
                 let (items, _) = self.delimited(&[Tok::RSet])?;
                 Ok(Expr::Set(items))
             }
