@@ -1,6 +1,7 @@
 //! Evaluation of scalar expressions: exactly over the rationals when possible, otherwise in
 //! complex floating point. Variables take values from an assignment slice.
 
+use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -120,11 +121,58 @@ fn exact_func(
         Func::Cos | Func::Cosh | Func::Exp | Func::Sec => {
             arg(0)?.is_zero().then(|| Rational::from_integer(1.into()))
         }
+        Func::Gcd | Func::Lcm => return gcd_lcm(f == Func::Gcd, args, vals, work),
         _ => None,
     }?;
     // Roots, factorials and binomials cost about a multiplication at the result's size.
     charge(work, op_cost(&r, &r))?;
     Some(r)
+}
+
+/// `gcd(a, b, …)` or `lcm(a, b, …)` of integers (written `\gcd(12, 18)`: one tuple argument).
+/// Euclid's steps are charged like divisions, so the work stays bounded by the budget.
+fn gcd_lcm(
+    gcd: bool,
+    args: &[Expr],
+    vals: Assignment<'_, Rational>,
+    work: &mut u64,
+) -> Option<Rational> {
+    let items = match args {
+        [Expr::Tuple(v)] => v.as_slice(),
+        other => other,
+    };
+    let mut acc: Option<BigInt> = None;
+    for e in items {
+        let v = exact(e, vals, work)?;
+        if !v.is_integer() {
+            return None;
+        }
+        let n = v.to_integer().abs();
+        acc = Some(match acc {
+            None => n,
+            Some(a) => {
+                let (mut x, mut y) = (a.clone(), n.clone());
+                while !y.is_zero() {
+                    charge(work, 1 + (x.bits() / 64).pow(2) / 16)?;
+                    let r = &x % &y;
+                    x = y;
+                    y = r;
+                }
+                if gcd {
+                    x
+                } else if x.is_zero() {
+                    BigInt::zero()
+                } else {
+                    let l = a / &x * n;
+                    (l.bits() <= number::MAX_EXACT_BITS).then_some(l)?
+                }
+            }
+        });
+    }
+    if items.len() < 2 {
+        return None;
+    }
+    acc.map(Rational::from_integer)
 }
 
 /// The value of `e` in complex double precision; `None` when undefined or not a scalar.
@@ -230,6 +278,8 @@ fn approx_func(f: Func, args: &[Expr], vals: Assignment<'_, Complex>) -> Option<
         }
         Func::Floor => real_only(x, f64::floor)?,
         Func::Ceil => real_only(x, f64::ceil)?,
+        // Integer functions: exact only.
+        Func::Gcd | Func::Lcm => return None,
     })
 }
 

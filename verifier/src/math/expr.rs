@@ -65,6 +65,10 @@ pub enum Func {
     Floor,
     /// ceiling
     Ceil,
+    /// greatest common divisor of integers (one argument: a tuple of them)
+    Gcd,
+    /// least common multiple of integers (one argument: a tuple of them)
+    Lcm,
 }
 
 impl Func {
@@ -93,6 +97,8 @@ impl Func {
             Func::Binom => "binomial",
             Func::Floor => "floor",
             Func::Ceil => "ceiling",
+            Func::Gcd => "gcd",
+            Func::Lcm => "lcm",
         }
     }
 }

@@ -377,6 +377,14 @@ add(T, "4", "The answer is \\boxed{4}.", True, "no tags: the option changes noth
 add(T, "4", "The answer is \\boxed{5}.", False, "no tags: the option changes nothing", ignore_think=True)
 
 
+# ---------------- integer functions left unevaluated ----------------
+G = "functions"
+add(G, "6", r"$\gcd(12, 18)$", True, "gcd written out (added with its fix)")
+add(G, "7", r"$\gcd(12, 18)$", False, "gcd is 6 (added with its fix)")
+add(G, "36", r"$\operatorname{lcm}(12, 18)$", True, "lcm written out (added with its fix)")
+add(G, "12", r"$\operatorname{lcm}(12, 18)$", False, "lcm is 36 (added with its fix)")
+add(G, r"\gcd(a, b)", r"$\gcd(b, a)$", False, "gcd of unknowns cannot be evaluated: undecided is incorrect")
+
 # ---------------- written after the fixes, to measure how they generalise ----------------
 # Same kinds, new phrasings; added once and not tuned against (their misses are reported).
 H = "holdout"

@@ -108,6 +108,8 @@ pub fn function_named(name: &str) -> Option<Func> {
         "abs" => Func::Abs,
         "floor" => Func::Floor,
         "ceil" => Func::Ceil,
+        "gcd" => Func::Gcd,
+        "lcm" => Func::Lcm,
         _ => return None,
     })
 }
