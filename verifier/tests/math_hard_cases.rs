@@ -181,3 +181,35 @@ fn think_option_only_reads_after_the_last_closing_tag() {
     assert!(!verify("5", "<think>\\boxed{5}", &on).correct);
     assert!(verify("5", "<think>\\boxed{5}", &Options::default()).correct);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 256,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x7072_6563),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// A fraction rounded to the places a response shows is accepted; one unit off in the last
+    /// place is not. Values stay between 0.4 and 34 at 4 or 5 places, so every rounding shows
+    /// at least four digits and a unit stays above the default relative tolerance (1e-7).
+    #[test]
+    fn fractions_match_their_roundings_only(
+        p in 10i64..100,
+        q in proptest::sample::select(vec![3i64, 7, 11, 13, 17, 19, 23]),
+        places in 4usize..6,
+    ) {
+        proptest::prop_assume!(p % q != 0);
+        let value = p as f64 / q as f64;
+        let rounded = format!("{value:.places$}");
+        let o = Options::default();
+        let fraction = format!("\\frac{{{p}}}{{{q}}}");
+        let v = verify(&fraction, &rounded, &o);
+        proptest::prop_assert!(v.correct, "{} vs {}", fraction, rounded);
+        let unit = 10f64.powi(-(places as i32));
+        for off in [value + unit, value - unit] {
+            let wrong = format!("{:.places$}", (off / unit).round() * unit);
+            let w = verify(&fraction, &wrong, &o);
+            proptest::prop_assert!(!w.correct, "{} vs {}", fraction, wrong);
+        }
+    }
+}
