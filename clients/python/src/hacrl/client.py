@@ -159,7 +159,7 @@ class Client:
         return cast(TasksStored, self._post("/v1/tasks", {"tasks": list(tasks)}))
 
     def import_jsonl(
-        self, source: Union[str, os.PathLike, bytes, Iterable[Dict[str, Any]]], dataset: str
+        self, source: Union[str, "os.PathLike[str]", bytes, Iterable[Dict[str, Any]]], dataset: str
     ) -> TasksStored:
         """Stores benchmark rows (GSM8K, MATH, AIME, HumanEval, … formats) as JSON Lines: a file
         path (`.gz` is sent compressed), raw bytes, or an iterable of row dicts."""
