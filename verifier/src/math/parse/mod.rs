@@ -290,19 +290,24 @@ pub fn is_bare_answer(s: &str) -> bool {
     !toks.is_empty() && latex::parse_tokens(toks).is_ok()
 }
 
-/// Words that deny what follows them (`not 5`, `cannot be 5`, `isn't 5`).
-const NEGATIONS: [&str; 8] = [
-    "not", "cannot", "can't", "isn't", "never", "neither", "nor", "won't",
+/// Words that deny what follows them (`not 5`, `cannot be 5`, `isn't 5`), with either
+/// apostrophe.
+const NEGATIONS: [&str; 11] = [
+    "not", "cannot", "can't", "can’t", "isn't", "isn’t", "never", "neither", "nor", "won't",
+    "won’t",
 ];
 
 /// Whether prose in `s` contains a negation word.
 pub fn negated(s: &str) -> bool {
     s.split(|c: char| !(c.is_alphabetic() || c == '\'' || c == '’'))
-        .any(|w| NEGATIONS.contains(&w.to_lowercase().replace('’', "'").as_str()))
+        .any(|w| NEGATIONS.iter().any(|n| w.eq_ignore_ascii_case(n)))
 }
 
 /// Whether a colon stands between two digits (`12:00`, `2 : 3`): a clock time or a ratio.
 fn has_digit_colon(s: &str) -> bool {
+    if !s.contains(':') {
+        return false;
+    }
     let b = s.as_bytes();
     b.iter()
         .enumerate()
@@ -335,6 +340,9 @@ fn colon_text(s: &str) -> Expr {
 /// comma is braced (`3{,}5`, LaTeX's decimal comma) or follows a lone `0`. Whether the reading
 /// applies depends on the other side: see [`crate::math::verify`].
 pub fn decimal_comma_reading(answer: &str) -> Option<String> {
+    if !answer.contains(',') {
+        return None;
+    }
     let braced = answer.contains("{,}");
     let t = answer.replace("{,}", ",");
     if t.matches(',').count() != 1 {
