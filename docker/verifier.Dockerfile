@@ -40,11 +40,13 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --create-home --home-dir /home/hacrl hacrl
 # clang's wasm32-wasi toolchain (clang-19, lld-19, wasi-libc, libc++ for wasm32; all in
-# bookworm/main) lets the sandbox judge C and C++; the project's own set-up step installs it, and
-# the check after it fails the build if it did not.
+# bookworm/main) lets the sandbox judge C and C++, and bubblewrap confines the compiler; the
+# project's own set-up step installs them, and the check after it fails the build if it did not.
+# Under Docker's default seccomp profile bubblewrap's namespaces are refused, and the service
+# falls back to Landlock + seccomp (sandbox/src/confine); it never compiles unconfined.
 COPY scripts/setup.d/21-clang-wasi.sh /tmp/21-clang-wasi.sh
 RUN bash /tmp/21-clang-wasi.sh \
-    && clang-19 --version && test -f /usr/lib/wasm32-wasi/libc.a \
+    && clang-19 --version && command -v bwrap && test -f /usr/lib/wasm32-wasi/libc.a \
     && rm -rf /var/lib/apt/lists/* /tmp/21-clang-wasi.sh
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Optional: clang's wasm32-wasi toolchain from Debian, so the sandbox can run C and C++.
-# Without it the sandbox answers `unsupported_language` for C/C++; so this never fails the set-up.
+# Optional: clang's wasm32-wasi toolchain from Debian, so the sandbox can run C and C++, and
+# bubblewrap, which confines the compiler (sandbox/src/confine). Without them the sandbox answers
+# `unsupported_language` for C/C++ (it never compiles unconfined); so this never fails the set-up.
 set -euo pipefail
 
-PKGS=(clang-19 lld-19 wasi-libc libclang-rt-19-dev-wasm32 libc++-19-dev-wasm32 libc++abi-19-dev-wasm32)
+PKGS=(clang-19 lld-19 wasi-libc libclang-rt-19-dev-wasm32 libc++-19-dev-wasm32 libc++abi-19-dev-wasm32 bubblewrap)
 
-if command -v clang-19 >/dev/null 2>&1 && [[ -f /usr/lib/wasm32-wasi/libc.a ]] \
+if command -v clang-19 >/dev/null 2>&1 && command -v bwrap >/dev/null 2>&1 && [[ -f /usr/lib/wasm32-wasi/libc.a ]] \
   && dpkg -s "${PKGS[@]}" >/dev/null 2>&1; then
   echo "21-clang-wasi: toolchain present"
   exit 0

@@ -1,0 +1,331 @@
+//! Confines the C/C++ compiler, the one host program that untrusted source drives.
+//!
+//! clang runs natively (no WASI build of clang is published on the registries we reach), and
+//! the source decides what its preprocessor opens (`#include`, `#embed`, `__has_include`, line
+//! markers). So the compile runs in a jail that can read only the toolchain and the wasm32-wasi
+//! sysroot and write only its own work folder. Two maintained kernel mechanisms, chosen at
+//! start-up by a self-test, never neither:
+//!
+//! - **Namespaces** (Debian's `bubblewrap`): a fresh mount namespace holding only the toolchain's
+//!   files (read-only), a private `/tmp` and the work folder; new user, PID, network, IPC, UTS
+//!   and cgroup namespaces; no `/proc`, no `/dev`. The rest of the host does not exist there, so
+//!   neither contents nor the existence of host paths can leak. Needs user namespaces (or root).
+//! - **Landlock** (+ seccomp): for hosts where namespaces are refused, such as Docker's default
+//!   seccomp profile. Reads outside the toolchain and writes outside the work folder fail; TCP
+//!   and signals/abstract sockets outside the jail are denied (Landlock ABI 4 / 6); a seccomp
+//!   filter refuses sockets, ptrace, mounts and other kernel surfaces clang never needs. What
+//!   Landlock cannot hide: whether a host path *exists* (`stat` is not mediated), which
+//!   `__has_include` turns into one bit per probe.
+//!
+//! Both add resource limits (address space, CPU seconds, file size, no core dumps), run with no
+//! environment but `PATH`/`TMPDIR`, and, when the service runs as root, as `nobody` with a
+//! process-count cap. The self-test compiles a program that includes a host file the service can
+//! read; a mechanism that lets it through is refused.
+
+mod landlock;
+mod namespaces;
+mod seccomp;
+mod toolset;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
+use std::process::Stdio;
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use toolset::Toolset;
+
+/// Which confinement the compile step may use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfinementChoice {
+    /// Namespaces when the host allows them, else Landlock.
+    #[default]
+    Auto,
+    /// Only bubblewrap namespaces.
+    Namespaces,
+    /// Only Landlock + seccomp.
+    Landlock,
+}
+
+impl std::str::FromStr for ConfinementChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(ConfinementChoice::Auto),
+            "namespaces" => Ok(ConfinementChoice::Namespaces),
+            "landlock" => Ok(ConfinementChoice::Landlock),
+            other => Err(format!(
+                "unknown confinement {other:?} (auto, namespaces, landlock)"
+            )),
+        }
+    }
+}
+
+/// The mechanism confining the compile step on this host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mechanism {
+    /// bubblewrap: mount, user, PID, network, IPC, UTS and cgroup namespaces.
+    Namespaces,
+    /// Landlock file-system/network/scope rules plus a seccomp filter.
+    Landlock,
+}
+
+impl Mechanism {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mechanism::Namespaces => "namespaces",
+            Mechanism::Landlock => "landlock",
+        }
+    }
+}
+
+/// Most bytes the compiler may write into one file (the module, temporaries).
+const FILE_SIZE_BYTES: u64 = 64 << 20;
+
+/// Address-space cap for the compiler process.
+const ADDRESS_SPACE_BYTES: u64 = 4 << 30;
+
+/// Size of the jail's private `/tmp` (namespaces only; Landlock uses the work folder).
+const TMPFS_BYTES: u64 = 256 << 20;
+
+/// Where the work folder appears inside the namespace jail.
+const JAIL_WORK: &str = "/work";
+
+/// The uid/gid compiles run as when the service runs as root (`nobody` on Debian).
+const NOBODY: u32 = 65534;
+
+/// Processes (threads included) that one compile may use: clang, wasm-ld, bwrap's two.
+const PROCESSES_PER_COMPILE: u64 = 8;
+
+/// A confinement established on this host for one toolchain.
+#[derive(Clone)]
+pub(crate) struct Jail {
+    mechanism: Mechanism,
+    tools: Toolset,
+    filter: seccomp::Filter,
+    bwrap: Option<PathBuf>,
+    /// Run as `nobody` (the service is root), with this process-count cap.
+    drop_to_nobody: Option<u64>,
+}
+
+impl Jail {
+    /// Sets up a confinement for `tools`, checking it holds by trying to read a host file
+    /// through it; `Err` says why none could be used (C/C++ then stay unsupported).
+    pub(crate) fn establish(
+        choice: ConfinementChoice,
+        tools: Toolset,
+        concurrency: usize,
+    ) -> Result<Jail, String> {
+        let filter = seccomp::Filter::build()?;
+        let drop_to_nobody = (unsafe { libc::geteuid() } == 0)
+            .then_some(PROCESSES_PER_COMPILE * concurrency.max(1) as u64 + 8);
+        let order: &[Mechanism] = match choice {
+            ConfinementChoice::Auto => &[Mechanism::Namespaces, Mechanism::Landlock],
+            ConfinementChoice::Namespaces => &[Mechanism::Namespaces],
+            ConfinementChoice::Landlock => &[Mechanism::Landlock],
+        };
+        let mut reasons = Vec::new();
+        for &mechanism in order {
+            let bwrap = match mechanism {
+                Mechanism::Namespaces => match namespaces::find_bwrap() {
+                    Some(p) => Some(p),
+                    None => {
+                        reasons.push("namespaces: bwrap not found (Debian package bubblewrap)".into());
+                        continue;
+                    }
+                },
+                Mechanism::Landlock => None,
+            };
+            let jail = Jail {
+                mechanism,
+                tools: tools.clone(),
+                filter: filter.clone(),
+                bwrap,
+                drop_to_nobody,
+            };
+            match jail.self_test() {
+                Ok(()) => return Ok(jail),
+                Err(e) => reasons.push(format!("{}: {e}", mechanism.as_str())),
+            }
+        }
+        Err(format!(
+            "no confinement for the compiler could be established ({})",
+            reasons.join("; ")
+        ))
+    }
+
+    /// The mechanism in use.
+    pub(crate) fn mechanism(&self) -> Mechanism {
+        self.mechanism
+    }
+
+    /// A confined command running `program` (a path inside the toolset) with `args`, in
+    /// `work` (created by the caller, removed by the caller). The command starts its own
+    /// process group so a timeout can kill every process of the compile.
+    pub(crate) fn command(
+        &self,
+        work: &Path,
+        program: &Path,
+        args: &[OsString],
+        cpu_seconds: u64,
+    ) -> std::io::Result<JailedCommand> {
+        let limits = ProcessLimits {
+            cpu_seconds,
+            processes: self.drop_to_nobody,
+        };
+        if self.drop_to_nobody.is_some() {
+            // The jail's user must be able to write its own work folder.
+            let c = std::ffi::CString::new(work.as_os_str().as_encoded_bytes())
+                .map_err(std::io::Error::other)?;
+            if unsafe { libc::chown(c.as_ptr(), NOBODY, NOBODY) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        let (mut cmd, held) = match self.mechanism {
+            Mechanism::Namespaces => {
+                let bwrap = self.bwrap.as_deref().unwrap_or(Path::new("bwrap"));
+                let (cmd, fd) = namespaces::command(
+                    bwrap,
+                    &self.tools,
+                    &self.filter,
+                    work,
+                    program,
+                    args,
+                    limits,
+                )?;
+                (cmd, Some(fd))
+            }
+            Mechanism::Landlock => (
+                landlock::command(&self.tools, &self.filter, work, program, args, limits)?,
+                None,
+            ),
+        };
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        Ok(JailedCommand { cmd, held })
+    }
+
+    /// The flags every compile passes (target, sysroot, linker), with the module stripped.
+    pub(crate) fn compile_args(&self) -> Vec<OsString> {
+        self.tools.compile_args(true)
+    }
+
+    /// Compiles a program that includes a secret host file (readable by the service) and
+    /// a program that must compile; the jail holds only if the first fails without the secret
+    /// in its diagnostics and the second links.
+    fn self_test(&self) -> Result<(), String> {
+        let outside = tempfile::Builder::new()
+            .prefix("sandbox-canary-")
+            .tempdir()
+            .map_err(|e| format!("creating canary folder: {e}"))?;
+        let secret = format!("canary{}", std::process::id() ^ 0x5eed_cafe);
+        let canary = outside.path().join("canary.h");
+        std::fs::write(&canary, format!("int {secret} = 1;\n"))
+            .map_err(|e| format!("writing canary: {e}"))?;
+        // World-readable, so that only the jail (not file permissions) can keep it out.
+        use std::os::unix::fs::PermissionsExt;
+        for (path, mode) in [(outside.path(), 0o755), (canary.as_path(), 0o644)] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+                .map_err(|e| format!("opening canary permissions: {e}"))?;
+        }
+        let leak = format!(
+            "#include \"{}\"\nint main(void) {{ return {secret}; }}\n",
+            canary.display()
+        );
+        let (ok, diagnostics) = self.probe_compile(&leak)?;
+        if ok || diagnostics.contains(&secret) {
+            return Err("a host file outside the toolchain was readable through it".into());
+        }
+        let (ok, diagnostics) = self
+            .probe_compile("#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n")?;
+        if !ok {
+            return Err(format!(
+                "a plain C program did not compile inside it: {}",
+                diagnostics.trim()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Compiles `source` as C in a fresh work folder; returns (linked, diagnostics).
+    fn probe_compile(&self, source: &str) -> Result<(bool, String), String> {
+        let work = tempfile::Builder::new()
+            .prefix("sandbox-cc-probe-")
+            .tempdir()
+            .map_err(|e| format!("creating probe folder: {e}"))?;
+        std::fs::write(work.path().join("probe.c"), source)
+            .map_err(|e| format!("writing probe: {e}"))?;
+        let args: Vec<OsString> = self
+            .tools
+            .compile_args(false)
+            .into_iter()
+            .chain(["-o".into(), "probe.wasm".into(), "probe.c".into()])
+            .collect();
+        let mut jailed = self
+            .command(work.path(), &self.tools.clang, &args, 30)
+            .map_err(|e| format!("preparing: {e}"))?;
+        // CPU seconds bound it (RLIMIT_CPU), and the probe reads nothing but its own source.
+        let output = jailed
+            .cmd
+            .output()
+            .map_err(|e| format!("starting: {e}"))?;
+        let linked = output.status.success() && work.path().join("probe.wasm").is_file();
+        Ok((linked, String::from_utf8_lossy(&output.stderr).into_owned()))
+    }
+}
+
+/// A command ready to spawn, with what must stay open until it is spawned.
+pub(crate) struct JailedCommand {
+    /// The command.
+    pub(crate) cmd: std::process::Command,
+    /// The seccomp program's pipe that bwrap reads at start-up: drop it only after spawning.
+    pub(crate) held: Option<std::os::fd::OwnedFd>,
+}
+
+/// Limits applied to the jailed process just before `exec`.
+#[derive(Debug, Clone, Copy)]
+struct ProcessLimits {
+    cpu_seconds: u64,
+    /// `Some(cap)`: switch to `nobody` and cap its processes.
+    processes: Option<u64>,
+}
+
+impl ProcessLimits {
+    /// Applies the limits to the calling (forked, not yet exec'd) process. Async-signal-safe:
+    /// only raw system calls, no allocation.
+    fn apply(&self) -> std::io::Result<()> {
+        let set = |resource, value: u64| -> std::io::Result<()> {
+            let limit = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        };
+        set(libc::RLIMIT_AS, ADDRESS_SPACE_BYTES)?;
+        set(libc::RLIMIT_CPU, self.cpu_seconds.max(1))?;
+        set(libc::RLIMIT_FSIZE, FILE_SIZE_BYTES)?;
+        set(libc::RLIMIT_CORE, 0)?;
+        if let Some(cap) = self.processes {
+            set(libc::RLIMIT_NPROC, cap)?;
+            unsafe {
+                if libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(NOBODY) != 0
+                    || libc::setuid(NOBODY) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+}

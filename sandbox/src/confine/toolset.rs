@@ -1,0 +1,160 @@
+//! The files the compiler needs: exactly what a jail exposes, read-only.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// Where Debian's wasi-libc puts the wasm32-wasi sysroot's libraries.
+const SYSROOT_LIB: &str = "/usr/lib/wasm32-wasi";
+
+/// Where Debian's wasi-libc and libc++ put the wasm32-wasi headers.
+const SYSROOT_INCLUDE: &str = "/usr/include/wasm32-wasi";
+
+/// Top-level folders that merged-/usr systems make symlinks (the loader's paths go through them).
+const MERGED_USR_LINKS: [&str; 5] = ["/bin", "/sbin", "/lib", "/lib64", "/lib32"];
+
+/// An installed clang able to target wasm32-wasi, and every host path it reads.
+#[derive(Debug, Clone)]
+pub(crate) struct Toolset {
+    /// The clang executable (canonical path).
+    pub(crate) clang: PathBuf,
+    /// The wasm linker clang runs (canonical path).
+    linker: PathBuf,
+    /// Folders exposed read-only, at the same path: the LLVM prefix and the sysroot.
+    pub(crate) folders: Vec<PathBuf>,
+    /// Shared libraries clang and the linker load outside the prefix (canonical folder, file
+    /// name as the loader asks for it): exposed one by one, not their whole folder.
+    pub(crate) libraries: Vec<PathBuf>,
+    /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Toolset {
+    /// Finds clang (the configured one, else `clang-19`, else `clang` on `PATH`), its linker,
+    /// the wasm32-wasi sysroot and the shared libraries they load.
+    pub(crate) fn discover(configured: Option<&Path>) -> Result<Toolset, String> {
+        if !Path::new(SYSROOT_LIB).join("libc.a").is_file() {
+            return Err(format!(
+                "no wasm32-wasi sysroot in {SYSROOT_LIB} (run scripts/setup.d/21-clang-wasi.sh)"
+            ));
+        }
+        let candidates: Vec<PathBuf> = match configured {
+            Some(p) => vec![p.to_path_buf()],
+            None => vec!["clang-19".into(), "clang".into()],
+        };
+        let clang = candidates
+            .iter()
+            .find_map(|c| on_path(c))
+            .ok_or("clang not found (run scripts/setup.d/21-clang-wasi.sh)")?;
+        let clang = clang
+            .canonicalize()
+            .map_err(|e| format!("resolving {}: {e}", clang.display()))?;
+        let prefix = clang
+            .parent()
+            .and_then(Path::parent)
+            .ok_or_else(|| format!("{} is not inside a bin folder", clang.display()))?
+            .to_path_buf();
+        let linker = prefix.join("bin").join("wasm-ld");
+        if !linker.is_file() {
+            return Err(format!("no wasm-ld next to clang ({})", linker.display()));
+        }
+        let mut libraries = Vec::new();
+        for exe in [&clang, &linker] {
+            for lib in shared_libraries(exe)? {
+                // Both the name the loader opens and the file it resolves to (Debian's
+                // llvm-19/lib holds symlinks into the multiarch folder).
+                let real = lib
+                    .canonicalize()
+                    .map_err(|e| format!("resolving {}: {e}", lib.display()))?;
+                for path in [lib, real] {
+                    if !path.starts_with(&prefix) && !libraries.contains(&path) {
+                        libraries.push(path);
+                    }
+                }
+            }
+        }
+        let links = MERGED_USR_LINKS
+            .iter()
+            .filter_map(|l| {
+                let target = std::fs::read_link(l).ok()?;
+                Some((target, PathBuf::from(l)))
+            })
+            .collect();
+        Ok(Toolset {
+            clang,
+            linker,
+            folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
+            libraries,
+            links,
+        })
+    }
+
+    /// The flags every compile passes (target, sysroot, linker, optimisation); the linker
+    /// runs single-threaded so a compile's process count does not grow with the host's cores.
+    pub(crate) fn compile_args(&self, strip: bool) -> Vec<OsString> {
+        // The wasm driver takes an absolute `-fuse-ld` (it ignores `--ld-path`), so the linker
+        // is not looked up on a PATH the jail does not have.
+        let mut ld_path = OsString::from("-fuse-ld=");
+        ld_path.push(&self.linker);
+        let mut args: Vec<OsString> = vec![
+            "--target=wasm32-wasi".into(),
+            "--sysroot=/usr".into(),
+            ld_path,
+            "-Wl,--threads=1".into(),
+            "-O2".into(),
+        ];
+        if strip {
+            args.push("-s".into());
+        }
+        args
+    }
+}
+
+/// Resolves a bare command name through `PATH` (a path with a `/` is taken as is).
+fn on_path(name: &Path) -> Option<PathBuf> {
+    if name.components().count() > 1 {
+        return name.is_file().then(|| name.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The shared libraries `exe` loads, as `ldd` resolves them, each with its folder made
+/// canonical (the jail then needs only the merged-/usr links, not every symlinked folder).
+fn shared_libraries(exe: &Path) -> Result<Vec<PathBuf>, String> {
+    let output = std::process::Command::new("ldd")
+        .arg(exe)
+        .env_clear()
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running ldd on {}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!("ldd {} failed", exe.display()));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut libs = Vec::new();
+    for line in text.lines() {
+        // `libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x…)` or `/lib64/ld-linux….so.2 (0x…)`.
+        let path = match line.split_once("=>") {
+            Some((_, rest)) => rest.trim(),
+            None => line.trim(),
+        };
+        let Some(path) = path.split_whitespace().next().filter(|p| p.starts_with('/')) else {
+            if line.contains("not found") {
+                return Err(format!("{}: {}", exe.display(), line.trim()));
+            }
+            continue;
+        };
+        let path = Path::new(path);
+        let (Some(dir), Some(file)) = (path.parent(), path.file_name()) else {
+            continue;
+        };
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| format!("resolving {}: {e}", dir.display()))?;
+        libs.push(dir.join(file));
+    }
+    Ok(libs)
+}

@@ -1,0 +1,271 @@
+//! C/C++ sources that try to make the compiler read the host, through the real service.
+//!
+//! A canary file with a random secret is created on the host, readable by the service's user,
+//! so that only the compiler's confinement can keep it out. Every technique is sent as C and as
+//! C++ through `POST /run_code` and `POST /v1/verify/code`; the secret must appear nowhere in
+//! any response. Under namespaces the host's paths do not exist in the jail at all, so a
+//! technique aimed at the canary must get the same answer as one aimed at a path that does not
+//! exist (nothing about existence leaks either).
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::{Value, json};
+use support::TestService;
+
+/// The canary: a world-readable folder outside any jail with a secret-bearing file.
+struct Canary {
+    _dir: tempfile::TempDir,
+    secret: String,
+    /// The canary file.
+    path: String,
+    /// A path next to it that does not exist (same length, for the existence comparison).
+    absent: String,
+}
+
+impl Canary {
+    fn new() -> Canary {
+        let dir = tempfile::Builder::new()
+            .prefix("escape-canary-")
+            .tempdir()
+            .unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let secret = format!("SECRET{}", uuid::Uuid::new_v4().simple());
+        let path = dir.path().join("canary.h");
+        // Valid C either way, so a successful include would compile and print it.
+        std::fs::write(&path, format!("\"{secret}\"\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let path = path.display().to_string();
+        let absent = path.replace("canary.h", "nothere.h");
+        Canary {
+            _dir: dir,
+            secret,
+            path,
+            absent,
+        }
+    }
+}
+
+/// One escape technique: a program reading `{P}` (a host path) some way.
+struct Technique {
+    name: &'static str,
+    /// Source with `{P}` for the target path, `{PID}` for the service's process id.
+    source: &'static str,
+}
+
+/// Every technique prints what it got, so a leak would show in the run's stdout if it compiled.
+const TECHNIQUES: &[Technique] = &[
+    Technique {
+        name: "include absolute",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include angle absolute",
+        source: "#include <stdio.h>\nconst char *s =\n#include <{P}>\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include relative dot-dot",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"../../../../../../../../../..{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include through the toolchain's folder",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"/usr/lib/wasm32-wasi/../../..{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include via /proc/self/root",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"/proc/self/root{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include via the service's /proc/PID/root",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"/proc/{PID}/root{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include the service's environment",
+        source: "#include <stdio.h>\n#include \"/proc/{PID}/environ\"\nint main(void){return 0;}\n// {P}\n",
+    },
+    Technique {
+        name: "import (Objective-C style)",
+        source: "#include <stdio.h>\nconst char *s =\n#import \"{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "include_next",
+        source: "#include <stdio.h>\nconst char *s =\n#include_next \"{P}\"\n;\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "embed",
+        source: "#include <stdio.h>\nstatic const char s[] = {\n#embed \"{P}\"\n, 0};\nint main(void){puts(s);return 0;}\n",
+    },
+    Technique {
+        name: "has_include probe",
+        source: "#include <stdio.h>\nint main(void){\n#if __has_include(\"{P}\")\nputs(\"EXISTS\");\n#else\nputs(\"ABSENT\");\n#endif\nreturn 0;}\n",
+    },
+    Technique {
+        name: "has_embed probe",
+        source: "#include <stdio.h>\nint main(void){\n#if __has_embed(\"{P}\")\nputs(\"EXISTS\");\n#else\nputs(\"ABSENT\");\n#endif\nreturn 0;}\n",
+    },
+    Technique {
+        name: "pragma GCC dependency",
+        source: "#pragma GCC dependency \"{P}\"\nint main(void){return 0;}\n",
+    },
+    Technique {
+        name: "_Pragma dependency",
+        source: "_Pragma(\"GCC dependency \\\"{P}\\\"\")\nint main(void){return 0;}\n",
+    },
+    Technique {
+        name: "line directive then error",
+        source: "#line 1 \"{P}\"\nint main(void){ return undefined_name; }\n",
+    },
+    Technique {
+        name: "GNU line marker then error",
+        source: "# 1 \"{P}\" 1\nint main(void){ return undefined_name; }\n",
+    },
+    Technique {
+        name: "assembler incbin",
+        source: "#include <stdio.h>\n__asm__(\".section .data.leak,\\\"\\\",@\\n.globl leak\\nleak:\\n.incbin \\\"{P}\\\"\\n.byte 0\\n\");\nextern const char leak[];\nint main(void){puts(leak);return 0;}\n",
+    },
+    Technique {
+        name: "include /dev/stdin",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"/dev/stdin\"\n;\nint main(void){puts(s);return 0;}\n// {P}\n",
+    },
+    Technique {
+        name: "include the host's /etc/passwd",
+        source: "#include <stdio.h>\nconst char *s =\n#include \"/etc/passwd\"\n;\nint main(void){puts(s);return 0;}\n// {P}\n",
+    },
+];
+
+fn source_for(t: &Technique, path: &str) -> String {
+    t.source
+        .replace("{P}", path)
+        .replace("{PID}", &std::process::id().to_string())
+}
+
+/// `/run_code` for one program; the whole response as text.
+async fn run_code(s: &TestService, language: &str, code: &str) -> String {
+    let (status, v) = s
+        .post(
+            "/run_code",
+            &json!({"code": code, "language": language, "run_timeout": 5, "compile_timeout": 20}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    v.to_string()
+}
+
+/// `/v1/verify/code` (stdio style) for one program; the whole response as text.
+async fn verify(s: &TestService, language: &str, code: &str) -> String {
+    let reference = json!({"language": language, "style": "stdio",
+        "tests": [{"input": "", "output": "x"}]});
+    let response = format!("```{language}\n{code}\n```");
+    let (status, v) = s
+        .post(
+            "/v1/verify/code",
+            &json!({"reference": reference, "prompt": "", "response": response}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    v.to_string()
+}
+
+/// The confinement this service reports for C/C++ (`None`: C/C++ unsupported here).
+async fn confinement(s: &TestService) -> Option<String> {
+    let r = s
+        .http
+        .get(format!("{}/v1/capabilities", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    let langs = v["languages"].as_array().unwrap();
+    let c = langs.iter().find(|l| l["language"] == "c").unwrap();
+    if c["supported"] == true {
+        Some(c["confinement"].as_str().unwrap().to_string())
+    } else {
+        eprintln!("C/C++ unsupported here: {}", c["reason"]);
+        None
+    }
+}
+
+#[tokio::test]
+async fn no_technique_reads_the_host_through_the_compiler() {
+    let s = TestService::start().await;
+    let Some(mechanism) = confinement(&s).await else {
+        // Refused up front is the fail-closed answer; nothing was compiled to leak.
+        let (status, v) = s
+            .post("/run_code", &json!({"code": "int main(){}", "language": "c"}))
+            .await;
+        assert_eq!(status, 422, "{v}");
+        return;
+    };
+    let canary = Canary::new();
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let passwd_line = passwd.lines().next().unwrap_or("root:x:0:0:").to_string();
+    let mut checked = 0;
+    for t in TECHNIQUES {
+        for language in ["c", "cpp"] {
+            let leak = source_for(t, &canary.path);
+            for (endpoint, body) in [
+                ("run_code", run_code(&s, language, &leak).await),
+                ("verify", verify(&s, language, &leak).await),
+            ] {
+                let what = format!("{} ({language}, {endpoint})", t.name);
+                assert!(!body.contains(&canary.secret), "{what} leaked: {body}");
+                assert!(!body.contains(&passwd_line), "{what} leaked /etc/passwd: {body}");
+                assert!(!body.contains("EXISTS"), "{what} saw the canary exists: {body}");
+                checked += 1;
+            }
+            if mechanism == "namespaces" {
+                // The canary and a path that does not exist must look the same from inside.
+                let a = run_code(&s, language, &leak).await;
+                let b = run_code(&s, language, &source_for(t, &canary.absent)).await;
+                let normalise = |r: &str| {
+                    let v: Value = serde_json::from_str(r).unwrap();
+                    v["compile_result"]["stderr"]
+                        .as_str()
+                        .unwrap_or("")
+                        .replace(&canary.path, "P")
+                        .replace(&canary.absent, "P")
+                };
+                assert_eq!(normalise(&a), normalise(&b), "{} ({language}) reveals existence", t.name);
+            }
+        }
+    }
+    assert_eq!(checked, TECHNIQUES.len() * 4);
+}
+
+#[tokio::test]
+async fn legitimate_programs_still_compile_and_pass() {
+    let s = TestService::start().await;
+    if confinement(&s).await.is_none() {
+        return;
+    }
+    let c = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;printf(\"%ld %.1f\\n\",a+b,sqrt(16.0));return 0;}\n";
+    let cpp = "#include <iostream>\n#include <vector>\n#include <algorithm>\n#include <map>\n#include <string>\nint main(){int n;std::cin>>n;std::vector<int> v(n);for(auto&x:v)std::cin>>x;std::sort(v.begin(),v.end());std::map<int,int> m;for(int x:v)m[x]++;std::cout<<v.front()<<' '<<v.back()<<' '<<m.size()<<\"\\n\";}\n";
+    for (language, code, stdin, expected) in [
+        ("c", c, "2 40", "42 4.0\n"),
+        ("cpp", cpp, "5\n3 1 3 9 2", "1 9 4\n"),
+    ] {
+        let (status, v) = s
+            .post(
+                "/run_code",
+                &json!({"code": code, "language": language, "stdin": stdin}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["status"], "Success", "{language}: {v}");
+        assert_eq!(v["run_result"]["stdout"], expected, "{language}: {v}");
+    }
+    // Assert-style C++ through the judge: the program's own checks decide.
+    let reference = json!({"language": "cpp", "style": "stdio",
+        "tests": [{"input": "3 4\n", "output": "7\n"}, {"input": "-1 1\n", "output": "0\n"}]});
+    let response = "```cpp\n#include <cassert>\n#include <cstdio>\nint add(int a,int b){return a+b;}\nint main(){assert(add(2,2)==4);int a,b;if(scanf(\"%d %d\",&a,&b)!=2)return 1;printf(\"%d\\n\",add(a,b));}\n```";
+    let (status, v) = s
+        .post(
+            "/v1/verify/code",
+            &json!({"reference": reference, "prompt": "", "response": response}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["correct"], true, "{v}");
+}
