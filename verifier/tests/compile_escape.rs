@@ -37,7 +37,7 @@ impl Canary {
         std::fs::write(&path, format!("\"{secret}\"\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         let path = path.display().to_string();
-        let absent = path.replace("canary.h", "nothere.h");
+        let absent = path.replace("canary.h", "absent.h");
         Canary {
             _dir: dir,
             secret,
@@ -155,7 +155,7 @@ async fn run_code(s: &TestService, language: &str, code: &str) -> String {
 /// `/v1/verify/code` (stdio style) for one program; the whole response as text.
 async fn verify(s: &TestService, language: &str, code: &str) -> String {
     let reference = json!({"language": language, "style": "stdio",
-        "tests": [{"input": "", "output": "x"}]});
+        "cases": [{"stdin": "", "stdout": "x"}]});
     let response = format!("```{language}\n{code}\n```");
     let (status, v) = s
         .post(
@@ -258,7 +258,7 @@ async fn legitimate_programs_still_compile_and_pass() {
     }
     // Assert-style C++ through the judge: the program's own checks decide.
     let reference = json!({"language": "cpp", "style": "stdio",
-        "tests": [{"input": "3 4\n", "output": "7\n"}, {"input": "-1 1\n", "output": "0\n"}]});
+        "cases": [{"stdin": "3 4\n", "stdout": "7\n"}, {"stdin": "-1 1\n", "stdout": "0\n"}]});
     let response = "```cpp\n#include <cassert>\n#include <cstdio>\nint add(int a,int b){return a+b;}\nint main(){assert(add(2,2)==4);int a,b;if(scanf(\"%d %d\",&a,&b)!=2)return 1;printf(\"%d\\n\",add(a,b));}\n```";
     let (status, v) = s
         .post(

@@ -1,6 +1,7 @@
 //! The HTTP API: one [`AppState`], small handlers per resource, errors as [`ApiError`].
 
 pub mod agents;
+pub mod capabilities;
 pub mod code;
 pub mod extract;
 pub mod health;
@@ -88,6 +89,7 @@ pub struct AppState {
         verify::reward,
         code::verify,
         code::run_code,
+        capabilities::get,
         health::healthz,
         health::readyz,
         health::metrics,
@@ -128,6 +130,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/verify/math", post(verify::math))
         .route("/v1/reward", post(verify::reward))
         .merge(code::routes())
+        .route("/v1/capabilities", get(capabilities::get))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
