@@ -1,50 +1,72 @@
 //! C and C++ through clang's wasm32-wasi target (Debian's clang-19 + wasi-libc + libc++).
+//!
+//! The compiler is the one host program untrusted source drives, so it only ever runs inside
+//! a [`Jail`](crate::confine) established at start-up; without one, C/C++ are unsupported.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use tokio::io::AsyncReadExt;
 
+use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism, Toolset};
 use crate::outcome::CompileOutcome;
 use crate::python::{command_linker, run_command};
 use crate::runner::Inner;
 use crate::{Language, Limits, Outcome, Program, Runtime, Status};
 
-/// Where Debian's wasi-libc puts the wasm32-wasi sysroot's libraries.
-const SYSROOT_LIBC: &str = "/usr/lib/wasm32-wasi/libc.a";
-
 /// Most compiler diagnostics kept.
 const DIAGNOSTICS_BYTES: usize = 64 << 10;
 
-/// Virtual memory cap for the compiler process, in KiB (`ulimit -v`).
-const COMPILER_MEMORY_KIB: u64 = 4 << 20;
-
-/// An installed clang able to target wasm32-wasi.
+/// A clang able to target wasm32-wasi, confined.
+#[derive(Clone)]
 pub(crate) struct Toolchain {
-    /// The clang executable.
-    pub(crate) clang: PathBuf,
+    jail: Jail,
+    clang: std::path::PathBuf,
 }
 
 impl Toolchain {
-    /// Finds clang (the configured one, else `clang-19`, else `clang`) and the wasi sysroot.
-    pub(crate) fn detect(configured: Option<&Path>) -> Option<Toolchain> {
-        if !Path::new(SYSROOT_LIBC).is_file() {
-            return None;
+    /// Finds clang and the wasi sysroot and establishes a confinement for them; `Err` says
+    /// why C/C++ cannot run here. The answer depends only on the host, so a process works it
+    /// out once per configuration (each sandbox of a test binary would otherwise redo the
+    /// self-test's two compiles).
+    pub(crate) fn detect(
+        configured: Option<&Path>,
+        choice: ConfinementChoice,
+        concurrency: usize,
+    ) -> Result<Toolchain, String> {
+        type Key = (Option<std::path::PathBuf>, ConfinementChoice, usize);
+        static KNOWN: Mutex<Vec<(Key, Result<Toolchain, String>)>> = Mutex::new(Vec::new());
+        let key = (configured.map(Path::to_path_buf), choice, concurrency);
+        let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, found)) = known.iter().find(|(k, _)| *k == key) {
+            return found.clone();
         }
-        let candidates: Vec<PathBuf> = match configured {
-            Some(p) => vec![p.to_path_buf()],
-            None => vec!["clang-19".into(), "clang".into()],
-        };
-        candidates.into_iter().find_map(|c| {
-            let ok = std::process::Command::new(&c)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            ok.then_some(Toolchain { clang: c })
-        })
+        let found = Self::establish(configured, choice, concurrency);
+        known.push((key, found.clone()));
+        found
+    }
+
+    fn establish(
+        configured: Option<&Path>,
+        choice: ConfinementChoice,
+        concurrency: usize,
+    ) -> Result<Toolchain, String> {
+        let tools = Toolset::discover(configured)?;
+        let clang = tools.clang.clone();
+        let jail = Jail::establish(choice, tools, concurrency)?;
+        Ok(Toolchain { jail, clang })
+    }
+
+    /// The clang executable.
+    pub(crate) fn clang(&self) -> &Path {
+        &self.clang
+    }
+
+    /// The confinement the compiler runs in.
+    pub(crate) fn mechanism(&self) -> Mechanism {
+        self.jail.mechanism()
     }
 
     /// Compiles then runs a C or C++ program.
@@ -101,9 +123,21 @@ impl Toolchain {
         let (file, extra): (&str, &[&str]) = match program.language {
             Language::Cpp => (
                 "main.cpp",
-                &["--driver-mode=g++", "-std=c++17", "-fno-exceptions"],
+                // `-isystem include`: the judge-style headers of `crate::cpp`, written below.
+                &[
+                    "--driver-mode=g++",
+                    "-std=c++17",
+                    "-fno-exceptions",
+                    "-isystem",
+                    crate::cpp::INCLUDE_DIR,
+                    "-include",
+                    crate::cpp::RUNTIME_HEADER,
+                ],
             ),
-            _ => ("main.c", &["-std=c17"]),
+            _ => (
+                "main.c",
+                &["-std=c17", "-include", crate::cpp::RUNTIME_HEADER],
+            ),
         };
         let failed = |stderr: String, exit_code: Option<i32>, timed_out: bool| CompileOutcome {
             ok: false,
@@ -115,35 +149,30 @@ impl Toolchain {
         if let Err(e) = std::fs::write(dir.join(file), &program.source) {
             return (failed(format!("writing source: {e}"), None, false), None);
         }
-        let mut cmd = tokio::process::Command::new("sh");
-        // `ulimit -v` bounds the compiler's memory; `exec` keeps the pid so the timeout kills clang.
-        cmd.arg("-c")
-            .arg(format!(
-                "ulimit -v {COMPILER_MEMORY_KIB} && exec \"$0\" \"$@\""
-            ))
-            .arg(&self.clang)
-            .args(extra)
-            .args([
-                "--target=wasm32-wasi",
-                "--sysroot=/usr",
-                "-O2",
-                "-s",
-                "-o",
-                "main.wasm",
-                file,
-                "-lm",
-            ])
-            .current_dir(dir)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = match cmd.spawn() {
+        if let Err(e) = crate::cpp::write_headers(dir) {
+            return (failed(format!("writing headers: {e}"), None, false), None);
+        }
+        let args: Vec<OsString> = extra
+            .iter()
+            .map(OsString::from)
+            .chain(self.jail.compile_args())
+            .chain(["-o", "main.wasm", file, "-lm"].map(OsString::from))
+            .collect();
+        let cpu_seconds = limits.compile_time.as_secs() + 1;
+        let JailedCommand { cmd, held } = match self.jail.command(dir, &self.clang, &args, cpu_seconds)
+        {
+            Ok(c) => c,
+            Err(e) => return (failed(format!("confining clang: {e}"), None, false), None),
+        };
+        let mut cmd = tokio::process::Command::from(cmd);
+        cmd.kill_on_drop(true);
+        let spawned = cmd.spawn();
+        drop(held);
+        let mut child = match spawned {
             Ok(c) => c,
             Err(e) => return (failed(format!("starting clang: {e}"), None, false), None),
         };
+        let group = child.id();
         let mut stderr_pipe = child.stderr.take();
         let waited = tokio::time::timeout(limits.compile_time, async {
             let mut diagnostics = Vec::new();
@@ -161,7 +190,13 @@ impl Toolchain {
             Ok((Err(e), _)) => {
                 return (failed(format!("waiting for clang: {e}"), None, false), None);
             }
-            Err(_) => return (failed("compilation timed out".into(), None, true), None),
+            Err(_) => {
+                // Every process of the compile (the linker too) is in the child's group.
+                if let Some(pid) = group {
+                    unsafe { libc::killpg(pid as libc::pid_t, libc::SIGKILL) };
+                }
+                return (failed("compilation timed out".into(), None, true), None);
+            }
         };
         let stderr = String::from_utf8_lossy(&diagnostics).into_owned();
         if !status.success() {

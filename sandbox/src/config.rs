@@ -1,6 +1,7 @@
 //! Sandbox configuration and per-run limits.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,9 @@ pub struct Limits {
     pub stderr_bytes: usize,
     /// Largest stdin accepted.
     pub stdin_bytes: usize,
+    /// Bytes the run's working folder (provided files plus what the program writes) may hold;
+    /// growing past it ends the run with `output_limit`.
+    pub scratch_bytes: u64,
     /// Optional cap on wasm fuel (roughly instructions); `None` = only the time limit.
     pub fuel: Option<u64>,
 }
@@ -36,6 +40,7 @@ impl Default for Limits {
             stdout_bytes: 1 << 20,
             stderr_bytes: 256 << 10,
             stdin_bytes: 16 << 20,
+            scratch_bytes: 32 << 20,
             fuel: None,
         }
     }
@@ -55,6 +60,14 @@ mod duration_ms {
     }
 }
 
+/// Receives the sandbox's queue events (the verifier exports them to Prometheus).
+pub trait QueueObserver: Send + Sync + std::fmt::Debug {
+    /// The number of runs now waiting for a free slot.
+    fn queue_depth(&self, waiting: usize);
+    /// How long a run waited for its slot (also reported for runs that gave up waiting).
+    fn queue_wait(&self, waited: Duration);
+}
+
 /// How to build a [`crate::Sandbox`].
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -70,10 +83,14 @@ pub struct Config {
     pub fuel: bool,
     /// clang executable for C/C++; `None` looks for `clang-19` then `clang` on PATH.
     pub clang: Option<PathBuf>,
+    /// How the C/C++ compiler is confined (it never runs unconfined).
+    pub confinement: crate::ConfinementChoice,
     /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
     pub full_python: bool,
     /// Load the fast Python runtime.
     pub fast_python: bool,
+    /// Told about every change of the queue; `None` tells no one.
+    pub queue_observer: Option<Arc<dyn QueueObserver>>,
 }
 
 impl Config {
@@ -101,8 +118,10 @@ impl Default for Config {
             default_limits: Limits::default(),
             fuel: true,
             clang: None,
+            confinement: crate::ConfinementChoice::Auto,
             full_python: true,
             fast_python: true,
+            queue_observer: None,
         }
     }
 }

@@ -3,19 +3,26 @@
 //! Python runs on one of two CPython builds compiled to WebAssembly: a pre-initialised
 //! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
 //! WASI command module (for programs importing a module the fast path lacks). C and C++ are
-//! compiled with clang's wasm32-wasi target when that toolchain is installed. Every run gets a
+//! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
+//! confined by [`confine`] (namespaces or Landlock; never unconfined). Every run gets a
 //! fresh instance: nothing is shared between runs, there is no network, no host environment and no
-//! filesystem beyond an optional read-only folder of provided files.
+//! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
+//! size, removed after the run).
 
 mod clang;
 mod config;
+mod confine;
+mod cpp;
 mod meter;
 mod modules;
 mod outcome;
 mod python;
+mod queue;
 mod runner;
+mod scratch;
 
-pub use config::{Config, Limits};
+pub use config::{Config, Limits, QueueObserver};
+pub use confine::{ConfinementChoice, Mechanism};
 pub use outcome::{Outcome, Runtime, Status};
 pub use runner::Sandbox;
 
@@ -74,7 +81,7 @@ pub enum PythonRuntime {
     Full,
 }
 
-/// A file made visible (read-only) to the program, in its working directory.
+/// A file in the program's working directory (provided before the run, or fetched after it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProgramFile {
     /// Relative path, `/`-separated, without `..` components.
@@ -92,8 +99,10 @@ pub struct Program {
     pub source: String,
     /// Bytes fed to standard input.
     pub stdin: Vec<u8>,
-    /// Read-only files placed in the working directory.
+    /// Files placed in the working directory (which the program may also write to).
     pub files: Vec<ProgramFile>,
+    /// Paths in the working directory to return after the run (`Outcome::files`).
+    pub fetch_files: Vec<String>,
     /// Per-run limits; `None` takes the sandbox's defaults.
     pub limits: Option<Limits>,
     /// Python runtime choice (ignored for other languages).
@@ -138,4 +147,10 @@ pub enum RunError {
     /// The program or its limits are malformed.
     #[error("invalid program: {0}")]
     InvalidProgram(String),
+    /// Every slot is taken and the program would wait longer than its caller allows.
+    #[error("the sandbox is busy: every slot is taken for longer than this run may wait")]
+    Busy {
+        /// When a retry has a fair chance: the expected wait for a slot.
+        retry_after: std::time::Duration,
+    },
 }

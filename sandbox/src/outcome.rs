@@ -114,6 +114,9 @@ pub struct Outcome {
     pub compile: Option<CompileOutcome>,
     /// A short explanation for non-ok statuses produced by the sandbox (trap, limit, error).
     pub message: Option<String>,
+    /// The files of `Program::fetch_files` found in the working folder after the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<crate::ProgramFile>,
 }
 
 impl Outcome {
@@ -133,6 +136,7 @@ impl Outcome {
             fell_back: false,
             compile: None,
             message: Some(message.into()),
+            files: Vec::new(),
         }
     }
 }

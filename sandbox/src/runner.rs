@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use tokio::sync::Semaphore;
 use wasmtime::{Engine, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
@@ -13,7 +12,9 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 use crate::clang::Toolchain;
 use crate::meter::{MemoryMeter, MeterStats};
 use crate::python::Python;
-use crate::{Config, Language, Limits, Outcome, Program, ProgramFile, RunError, Status};
+use crate::queue::Queue;
+use crate::scratch::{Scratch, ScratchWatch};
+use crate::{Config, Language, Limits, Outcome, Program, RunError, Status};
 
 /// How often the epoch ticks; bounds how late a time limit is noticed and how long a guest runs
 /// between yields to the executor.
@@ -21,6 +22,11 @@ const EPOCH_TICK: Duration = Duration::from_millis(5);
 
 /// Grace beyond the wall-time limit for guests blocked in a host call (e.g. `time.sleep`).
 const BLOCKED_GRACE: Duration = Duration::from_millis(200);
+
+/// Epoch ticks between two looks at the size of a run's working folder (a folder scan costs far
+/// more than a tick's other work). Between looks a program writes at most what the disk takes in
+/// this time, plus one write of at most its memory limit.
+const SCRATCH_CHECK_TICKS: u32 = 8;
 
 /// Runs untrusted programs. Cheap to share behind an `Arc`; `run` is safe to call from any
 /// tokio task (the work happens on the sandbox's own threads).
@@ -35,8 +41,9 @@ pub(crate) struct Inner {
     pub(crate) engine: Engine,
     pub(crate) config: Config,
     pub(crate) python: Python,
-    pub(crate) toolchain: Option<Toolchain>,
-    permits: Semaphore,
+    /// The confined C/C++ toolchain, or why there is none.
+    pub(crate) toolchain: Result<Toolchain, String>,
+    queue: Queue,
 }
 
 impl Sandbox {
@@ -50,10 +57,18 @@ impl Sandbox {
         );
         let engine = crate::modules::engine(config.fuel, config.concurrency)?;
         let python = Python::load(&engine, &config)?;
-        let toolchain = Toolchain::detect(config.clang.as_deref());
+        let toolchain = Toolchain::detect(
+            config.clang.as_deref(),
+            config.confinement,
+            config.concurrency,
+        );
         match &toolchain {
-            Some(t) => tracing::info!(clang = %t.clang.display(), "C/C++ enabled"),
-            None => tracing::info!("no clang wasm32-wasi toolchain: C/C++ unsupported"),
+            Ok(t) => tracing::info!(
+                clang = %t.clang().display(),
+                confinement = t.mechanism().as_str(),
+                "C/C++ enabled, compiler confined"
+            ),
+            Err(why) => tracing::warn!(reason = %why, "C/C++ unsupported"),
         }
         let workers = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(config.concurrency)
@@ -78,7 +93,7 @@ impl Sandbox {
         Ok(Sandbox {
             inner: Arc::new(Inner {
                 engine,
-                permits: Semaphore::new(config.concurrency),
+                queue: Queue::new(config.concurrency, config.queue_observer.clone()),
                 config,
                 python,
                 toolchain,
@@ -92,8 +107,24 @@ impl Sandbox {
     pub fn supports(&self, language: Language) -> bool {
         match language {
             Language::Python => self.inner.python.available(),
-            Language::C | Language::Cpp => self.inner.toolchain.is_some(),
+            Language::C | Language::Cpp => self.inner.toolchain.is_ok(),
         }
+    }
+
+    /// Why `language` cannot run here, or `None` when it can.
+    pub fn unsupported_reason(&self, language: Language) -> Option<String> {
+        match language {
+            Language::Python => (!self.inner.python.available()).then(|| {
+                "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh"
+                    .to_string()
+            }),
+            Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
+        }
+    }
+
+    /// The mechanism confining the C/C++ compiler, when C/C++ are supported.
+    pub fn compiler_confinement(&self) -> Option<crate::Mechanism> {
+        self.inner.toolchain.as_ref().ok().map(Toolchain::mechanism)
     }
 
     /// The configuration this sandbox was built with.
@@ -101,21 +132,39 @@ impl Sandbox {
         &self.inner.config
     }
 
+    /// Runs waiting for a free slot now.
+    pub fn queue_depth(&self) -> usize {
+        self.inner.queue.depth()
+    }
+
     /// Runs one program to completion (or to one of its limits).
     ///
     /// Errors only when the program is refused up front; everything that happens while running
     /// is described by the [`Outcome`].
     pub async fn run(&self, program: Program) -> Result<Outcome, RunError> {
+        self.run_within(program, None).await
+    }
+
+    /// Like [`Sandbox::run`], but waits at most `max_wait` for a free slot, and not at all when
+    /// the expected wait is already longer: then it answers [`RunError::Busy`].
+    pub async fn run_within(
+        &self,
+        program: Program,
+        max_wait: Option<Duration>,
+    ) -> Result<Outcome, RunError> {
         let limits = program
             .limits
             .clone()
             .unwrap_or_else(|| self.inner.config.default_limits.clone());
         validate(&program, &limits)?;
         if !self.supports(program.language) {
-            return Err(RunError::UnsupportedLanguage(match program.language {
-                Language::Python => "python (the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh)".into(),
-                other => format!("{other} (clang's wasm32-wasi toolchain is not installed; run scripts/setup.d/21-clang-wasi.sh)"),
-            }));
+            let why = self
+                .unsupported_reason(program.language)
+                .unwrap_or_default();
+            return Err(RunError::UnsupportedLanguage(format!(
+                "{} ({why})",
+                program.language
+            )));
         }
         let inner = self.inner.clone();
         let workers = self
@@ -123,22 +172,43 @@ impl Sandbox {
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
         let task = workers.spawn(async move {
-            let _permit = match inner.permits.acquire().await {
-                Ok(p) => p,
-                Err(_) => return Outcome::internal("sandbox is shutting down"),
-            };
-            match program.language {
+            let _slot = inner.queue.admit(max_wait).await?;
+            Ok(match program.language {
                 Language::Python => inner.python.run(&inner, &program, &limits).await,
                 Language::C | Language::Cpp => match &inner.toolchain {
-                    Some(t) => t.run(&inner, &program, &limits).await,
-                    None => Outcome::internal("C/C++ toolchain disappeared"),
+                    Ok(t) => t.run(&inner, &program, &limits).await,
+                    Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
-            }
+            })
         });
-        Ok(task.await.unwrap_or_else(|e| {
+        let mut outcome = task.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "sandbox run panicked");
-            Outcome::internal(format!("sandbox run failed: {e}"))
-        }))
+            Ok(Outcome::internal(format!("sandbox run failed: {e}")))
+        })?;
+        explain_unsupported_cpp(&mut outcome);
+        Ok(outcome)
+    }
+}
+
+/// What the sandbox's C++ lacks, stated when clang's own error would leave the reader guessing.
+const CPP_EXCEPTIONS_UNSUPPORTED: &str = "C++ exceptions (try/throw/catch) are not supported \
+    in this sandbox: Debian's wasm32-wasi libc++ and libc++abi are built without exception \
+    support, and clang 19 emits only the legacy wasm exception instructions, which wasmtime 48 \
+    does not run; library calls that would throw (std::stoi on bad input, vector::at out of \
+    range) abort the program instead";
+
+/// Turns clang's "cannot use 'try' with exceptions disabled" into a statement of what the
+/// sandbox does not support, in both the outcome's message and the diagnostics users read.
+fn explain_unsupported_cpp(outcome: &mut Outcome) {
+    let Some(compile) = outcome.compile.as_mut() else {
+        return;
+    };
+    if outcome.status == Status::CompileError && compile.stderr.contains("with exceptions disabled")
+    {
+        compile.stderr.push_str("note: ");
+        compile.stderr.push_str(CPP_EXCEPTIONS_UNSUPPORTED);
+        compile.stderr.push('\n');
+        outcome.message = Some(CPP_EXCEPTIONS_UNSUPPORTED.to_string());
     }
 }
 
@@ -174,19 +244,29 @@ fn validate(program: &Program, limits: &Limits) -> Result<(), RunError> {
     for file in &program.files {
         file_path_ok(&file.path)?;
     }
+    for path in &program.fetch_files {
+        file_path_ok(path)?;
+    }
     Ok(())
 }
 
-/// A provided file's path must stay inside the working directory.
+impl crate::ProgramFile {
+    /// Whether `path` names a file inside the working directory: relative, `/`-separated,
+    /// without `.`, `..` or empty parts.
+    pub fn path_is_valid(path: &str) -> bool {
+        !(path.is_empty()
+            || path.starts_with('/')
+            || path.contains('\\')
+            || path.contains('\0')
+            || path
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == ".."))
+    }
+}
+
+/// A provided or fetched file's path must stay inside the working directory.
 fn file_path_ok(path: &str) -> Result<(), RunError> {
-    let bad = path.is_empty()
-        || path.starts_with('/')
-        || path.contains('\\')
-        || path.contains('\0')
-        || path
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
-    if bad {
+    if !crate::ProgramFile::path_is_valid(path) {
         return Err(RunError::InvalidProgram(format!(
             "file path {path:?} must be relative, `/`-separated, without `.`/`..`/empty parts"
         )));
@@ -200,14 +280,15 @@ pub(crate) trait Metered {
     fn meter(&mut self) -> &mut MemoryMeter;
 }
 
-/// Per-run I/O and the read-only files folder (removed when dropped).
+/// Per-run I/O and the working folder (removed when dropped).
 pub(crate) struct Io {
     pub(crate) stdout: MemoryOutputPipe,
     pub(crate) stderr: MemoryOutputPipe,
-    _files: Option<tempfile::TempDir>,
+    scratch: Scratch,
 }
 
-/// A WASI context with the run's stdin/stdout/stderr, fixed environment and optional files.
+/// A WASI context with the run's stdin/stdout/stderr, fixed environment and its working folder
+/// (the provided files, writable, bounded by `Limits::scratch_bytes`).
 fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(WasiCtxBuilder, Io)> {
     let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
     let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
@@ -225,39 +306,18 @@ fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(Wa
         .allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false);
-    let files = if program.files.is_empty() {
-        None
-    } else {
-        Some(write_files(&program.files)?)
-    };
-    if let Some(dir) = &files {
-        builder
-            .preopened_dir(dir.path(), ".", FsPerms::ReadOnly)
-            .map_err(|e| anyhow::anyhow!("preopening files folder: {e:?}"))?;
-    }
+    let scratch = Scratch::new(&program.files, limits.scratch_bytes)?;
+    builder
+        .preopened_dir(scratch.path(), ".", FsPerms::ReadWrite)
+        .map_err(|e| anyhow::anyhow!("preopening the working folder: {e:?}"))?;
     Ok((
         builder,
         Io {
             stdout,
             stderr,
-            _files: files,
+            scratch,
         },
     ))
-}
-
-/// Writes the provided files into a fresh temporary folder.
-fn write_files(files: &[ProgramFile]) -> Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new()
-        .prefix("sandbox-files-")
-        .tempdir()?;
-    for file in files {
-        let path = dir.path().join(&file.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(&path, &file.contents)?;
-    }
-    Ok(dir)
 }
 
 /// Error a store's epoch callback raises when the wall-time limit has passed.
@@ -265,11 +325,17 @@ fn write_files(files: &[ProgramFile]) -> Result<tempfile::TempDir> {
 #[error("wall-time limit exceeded")]
 pub(crate) struct DeadlineExceeded;
 
-/// A store with the run's memory limit, fuel and wall-clock deadline.
+/// Error a store's epoch callback raises when the working folder outgrew its limit.
+#[derive(Debug, thiserror::Error)]
+#[error("working folder limit exceeded")]
+pub(crate) struct ScratchExceeded;
+
+/// A store with the run's memory limit, fuel, wall-clock deadline and working-folder watch.
 fn new_store<T: Metered + Send + 'static>(
     inner: &Inner,
     data: T,
     limits: &Limits,
+    scratch: ScratchWatch,
 ) -> Result<Store<T>> {
     let mut store = Store::new(&inner.engine, data);
     store.limiter(|s| s.meter());
@@ -280,9 +346,13 @@ fn new_store<T: Metered + Send + 'static>(
     }
     let deadline = Instant::now() + limits.wall_time;
     store.set_epoch_deadline(1);
+    let mut ticks = 0u32;
     store.epoch_deadline_callback(move |_| {
+        ticks = ticks.wrapping_add(1);
         if Instant::now() >= deadline {
             Err(wasmtime::Error::new(DeadlineExceeded))
+        } else if ticks.is_multiple_of(SCRATCH_CHECK_TICKS) && scratch.exceeded() {
+            Err(wasmtime::Error::new(ScratchExceeded))
         } else {
             // Yielding lets the executor run timers and other runs between slices.
             Ok(UpdateDeadline::Yield(1))
@@ -342,7 +412,7 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };
     let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
-    let mut store = match new_store(inner, state(builder, meter), limits) {
+    let mut store = match new_store(inner, state(builder, meter), limits, io.scratch.watch()) {
         Ok(s) => s,
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };
@@ -353,7 +423,13 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         (ending, fuel_used)
     })
     .await;
-    Classify {
+    // Dropping the store first closes the guest's files, so what it wrote is complete.
+    drop(store);
+    let scratch_exceeded = match &ending {
+        Ending::Failed(e) if e.downcast_ref::<ScratchExceeded>().is_some() => true,
+        _ => io.scratch.watch().exceeded(),
+    };
+    let mut outcome = Classify {
         ending,
         io: &io,
         limits,
@@ -361,8 +437,13 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         fuel_used,
         started,
         runtime,
+        scratch_exceeded,
     }
-    .outcome()
+    .outcome();
+    if !scratch_exceeded {
+        outcome.files = io.scratch.fetch(&program.fetch_files);
+    }
+    outcome
 }
 
 /// Builds the outcome of one guest execution.
@@ -374,6 +455,7 @@ struct Classify<'a> {
     fuel_used: Option<u64>,
     started: Instant,
     runtime: crate::Runtime,
+    scratch_exceeded: bool,
 }
 
 impl Classify<'_> {
@@ -403,6 +485,15 @@ impl Classify<'_> {
             (
                 Status::OutputLimit,
                 Some("output limit exceeded".to_string()),
+            )
+        } else if self.scratch_exceeded {
+            (
+                Status::OutputLimit,
+                Some(format!(
+                    "files written exceed the working folder's limit ({} bytes, {} entries)",
+                    self.limits.scratch_bytes,
+                    crate::scratch::MAX_ENTRIES
+                )),
             )
         } else if timed_out {
             let why = match trap.and_then(|e| e.downcast_ref::<Trap>()) {
@@ -438,6 +529,7 @@ impl Classify<'_> {
             fell_back: false,
             compile: None,
             message,
+            files: Vec::new(),
         }
     }
 }

@@ -138,3 +138,132 @@ async fn missing_toolchain_is_a_clear_unsupported_language_error() {
         other => panic!("expected unsupported_language, got {other:?}"),
     }
 }
+
+/// Judge-style C++ (tests/data/cpp_judge: 55 accepted-style solutions, 153 cases with expected
+/// outputs from independent Python references) compiles and passes as written for judges.
+#[tokio::test]
+async fn judge_style_cpp_solutions_pass() {
+    if !toolchain() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpp_judge");
+    let cases: std::collections::BTreeMap<String, Vec<serde_json::Value>> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
+    assert!(cases.len() >= 50, "{} programs", cases.len());
+    let mut runs = tokio::task::JoinSet::new();
+    for (name, tests) in cases {
+        let source = std::fs::read_to_string(dir.join(format!("{name}.cpp"))).unwrap();
+        for (i, case) in tests.into_iter().enumerate() {
+            let stdin = case["stdin"].as_str().unwrap().to_string();
+            let expected = case["stdout"].as_str().unwrap().to_string();
+            let mut p = program(Language::Cpp, &source, &stdin);
+            // Full-size limits: some solutions keep large static tables, as judge code does.
+            p.limits = Some(Limits {
+                wall_time: Duration::from_secs(10),
+                ..Limits::default()
+            });
+            let name = name.clone();
+            runs.spawn(async move {
+                let out = SANDBOX.run(p).await.unwrap();
+                let tokens = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+                let passed = out.status == Status::Ok && tokens(&out.stdout) == tokens(&expected);
+                (name, i, passed, out)
+            });
+        }
+    }
+    let (mut passed, mut failed) = (0, Vec::new());
+    while let Some(done) = runs.join_next().await {
+        let (name, i, ok, out) = done.unwrap();
+        if ok {
+            passed += 1;
+        } else {
+            failed.push(format!(
+                "{name} case {i}: {} {:?} stdout {:?} compile {:?}",
+                out.status,
+                out.message,
+                out.stdout.chars().take(200).collect::<String>(),
+                out.compile
+                    .map(|c| c.stderr.chars().take(600).collect::<String>())
+            ));
+        }
+    }
+    eprintln!(
+        "judge-style C++: {passed}/{} cases passed",
+        passed + failed.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[tokio::test]
+async fn cpp_exceptions_are_a_clear_compile_error() {
+    if !toolchain() {
+        return;
+    }
+    let src = "#include <bits/stdc++.h>\nint main(){ try { throw 1; } catch (int) { puts(\"caught\"); } }";
+    let out = SANDBOX.run(program(Language::Cpp, src, "")).await.unwrap();
+    assert_eq!(out.status, Status::CompileError, "{out:?}");
+    let message = out.message.unwrap_or_default();
+    assert!(
+        message.contains("exceptions (try/throw/catch) are not supported"),
+        "{message}"
+    );
+    let stderr = out.compile.unwrap().stderr;
+    assert!(stderr.contains("note: C++ exceptions"), "{stderr}");
+
+    // A library call that would throw ends the program instead: a runtime error, not a pass.
+    let src =
+        "#include <bits/stdc++.h>\nint main(){ std::cout << std::stoi(\"abc\") << std::endl; }";
+    let out = SANDBOX.run(program(Language::Cpp, src, "")).await.unwrap();
+    assert_eq!(out.status, Status::RuntimeError, "{out:?}");
+    assert!(out.stderr.contains("invalid_argument"), "{out:?}");
+}
+
+#[tokio::test]
+async fn cpp_sleeps_and_measures_time_and_the_time_limit_still_bites() {
+    if !toolchain() {
+        return;
+    }
+    // The program checks its own clock: a sleep of 30 ms lasts at least 30 ms on steady_clock.
+    let src = "#include <bits/stdc++.h>\nusing namespace std;\nint main(){ auto t0 = chrono::steady_clock::now(); this_thread::sleep_for(chrono::milliseconds(30)); this_thread::sleep_until(chrono::steady_clock::now() + chrono::microseconds(10)); this_thread::yield(); auto ms = chrono::duration_cast<chrono::milliseconds>(chrono::steady_clock::now() - t0).count(); cout << (ms >= 30 ? \"slept\" : \"early\") << endl; }";
+    let out = SANDBOX.run(program(Language::Cpp, src, "")).await.unwrap();
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (Status::Ok, "slept\n"),
+        "{out:?}"
+    );
+
+    // <thread> alone (no bits/stdc++.h) provides the same.
+    let src = "#include <thread>\n#include <chrono>\nint main(){ std::this_thread::sleep_for(std::chrono::hours(1)); }";
+    let out = SANDBOX.run(program(Language::Cpp, src, "")).await.unwrap();
+    assert_eq!(out.status, Status::Timeout, "{out:?}");
+}
+
+#[tokio::test]
+async fn c_and_cpp_programs_write_files_that_come_back() {
+    if !toolchain() {
+        return;
+    }
+    let c = "#include <stdio.h>\nint main(void){ FILE *in = fopen(\"in.txt\", \"r\"); int a = 0; if (!in || fscanf(in, \"%d\", &a) != 1) return 2; FILE *f = fopen(\"out.txt\", \"w\"); if (!f) return 3; fprintf(f, \"%d\\n\", a * 2); fclose(f); puts(\"done\"); return 0; }";
+    let cpp = "#include <bits/stdc++.h>\nint main(){ std::ifstream in(\"in.txt\"); int a = 0; if (!(in >> a)) return 2; std::ofstream out(\"out.txt\"); out << a * 2 << '\\n'; out.close(); std::cout << \"done\\n\"; }";
+    for (language, src) in [(Language::C, c), (Language::Cpp, cpp)] {
+        let mut p = program(language, src, "");
+        p.files = vec![sandbox::ProgramFile {
+            path: "in.txt".into(),
+            contents: b"21\n".to_vec(),
+        }];
+        p.fetch_files = vec!["out.txt".into(), "main.wasm".into(), "main.c".into()];
+        let out = SANDBOX.run(p).await.unwrap();
+        assert_eq!(
+            (out.status, out.stdout.as_str()),
+            (Status::Ok, "done\n"),
+            "{out:?}"
+        );
+        // Only the run's folder comes back: never the compiler's work folder.
+        let fetched: Vec<(&str, &[u8])> = out
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.contents.as_slice()))
+            .collect();
+        assert_eq!(fetched, vec![("out.txt", b"42\n".as_slice())], "{language}");
+    }
+}

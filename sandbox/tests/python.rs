@@ -2,7 +2,9 @@
 
 mod support;
 
-use sandbox::{Language, Program, ProgramFile, PythonRuntime, RunError, Runtime, Status};
+use std::time::Duration;
+
+use sandbox::{Language, Limits, Program, ProgramFile, PythonRuntime, RunError, Runtime, Status};
 use support::SANDBOX;
 
 async fn run(program: Program) -> sandbox::Outcome {
@@ -138,7 +140,7 @@ async fn the_same_programs_give_the_same_output_on_both_runtimes() {
 }
 
 #[tokio::test]
-async fn provided_files_are_readable_but_not_writable() {
+async fn programs_read_and_write_their_own_working_folder() {
     let files = vec![
         ProgramFile {
             path: "data.txt".into(),
@@ -149,27 +151,96 @@ async fn provided_files_are_readable_but_not_writable() {
             contents: b"five".to_vec(),
         },
     ];
-    let src = "a, b = map(int, open('data.txt').read().split())\nprint(a * b, open('sub/more.txt').read())\ntry:\n    open('data.txt', 'w').write('x')\n    print('wrote')\nexcept OSError as e:\n    print('denied')";
+    let src = "import os\na, b = map(int, open('data.txt').read().split())\nprint(a * b, open('sub/more.txt').read())\nopen('data.txt', 'w').write('x')\nos.makedirs('out/deep')\nopen('out/deep/r.bin', 'wb').write(bytes(range(256)))\nos.symlink('data.txt', 'link')\ntry:\n    os.symlink('/etc/passwd', 'out/host')\nexcept OSError:\n    pass\nprint(sorted(os.listdir('.')))";
     for rt in [PythonRuntime::Fast, PythonRuntime::Full] {
         let program = Program {
             files: files.clone(),
+            fetch_files: [
+                "data.txt",
+                "out/deep/r.bin",
+                "missing.txt",
+                "link",
+                "out",
+                "out/host",
+            ]
+            .map(String::from)
+            .to_vec(),
             ..Program::python(src).with_python_runtime(rt)
         };
         let out = run(program).await;
+        // WASI refuses a symlink that leads out of the folder; one inside it is made, but the
+        // host never follows it when fetching.
         assert_eq!(out.status, Status::Ok, "{rt:?}: {out:?}");
-        assert_eq!(out.stdout, "12 five\ndenied\n", "{rt:?}");
+        assert_eq!(
+            out.stdout, "12 five\n['data.txt', 'link', 'out', 'sub']\n",
+            "{rt:?}"
+        );
+        let fetched: Vec<(&str, &[u8])> = out
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.contents.as_slice()))
+            .collect();
+        // Missing paths, folders and symlinks are left out; what was written comes back.
+        assert_eq!(
+            fetched,
+            vec![
+                ("data.txt", b"x".as_slice()),
+                ("out/deep/r.bin", (0..=255u8).collect::<Vec<_>>().as_slice())
+            ],
+            "{rt:?}"
+        );
     }
-    let bad = Program {
-        files: vec![ProgramFile {
-            path: "../escape".into(),
-            contents: vec![],
-        }],
-        ..Program::python("print(1)")
+    // Each run starts from a fresh folder: nothing the previous runs wrote is there.
+    let out = run(Program::python("import os\nprint(os.listdir('.'))")).await;
+    assert_eq!(out.stdout, "[]\n", "{out:?}");
+
+    for bad in [
+        Program {
+            files: vec![ProgramFile {
+                path: "../escape".into(),
+                contents: vec![],
+            }],
+            ..Program::python("print(1)")
+        },
+        Program {
+            fetch_files: vec!["/etc/passwd".into()],
+            ..Program::python("print(1)")
+        },
+    ] {
+        assert!(matches!(
+            SANDBOX.run(bad).await,
+            Err(RunError::InvalidProgram(_))
+        ));
+    }
+}
+
+#[tokio::test]
+async fn the_working_folder_is_bounded() {
+    // A generous wall time: these runs must end by the folder limit, long before it.
+    let limits = Limits {
+        scratch_bytes: 1 << 20,
+        wall_time: Duration::from_secs(60),
+        ..Limits::default()
     };
-    assert!(matches!(
-        SANDBOX.run(bad).await,
-        Err(RunError::InvalidProgram(_))
-    ));
+    let programs = [
+        // One file growing past the limit, in small writes.
+        "f = open('big', 'wb')\nwhile True:\n    f.write(b'x' * 4096)",
+        // Many small files.
+        "i = 0\nwhile True:\n    open(f'f{i}', 'w').write('x')\n    i += 1",
+        // One write larger than the limit, then a clean exit: caught after the run.
+        "open('big', 'wb').write(b'x' * (3 << 20))",
+    ];
+    for src in programs {
+        let out = run(Program::python(src).with_limits(limits.clone())).await;
+        assert_eq!(out.status, Status::OutputLimit, "{src}: {out:?}");
+        assert!(
+            out.message
+                .as_deref()
+                .unwrap_or("")
+                .contains("working folder"),
+            "{out:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -2,8 +2,9 @@
 
 use std::io::IsTerminal;
 use std::sync::OnceLock;
+use std::time::Duration;
 
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tracing_subscriber::EnvFilter;
 
 /// Log line format.
@@ -32,14 +33,41 @@ pub fn init_logging(format: LogFormat) {
     };
 }
 
+/// Upper bounds (seconds) of the sandbox queue-wait histogram's buckets: from "a slot was free"
+/// to waits as long as the longest run budgets.
+const QUEUE_WAIT_BUCKETS: &[f64] = &[
+    0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+];
+
+/// The sandbox queue's gauge and histogram names.
+const QUEUE_DEPTH: &str = "verifier_sandbox_queue_depth";
+const QUEUE_WAIT: &str = "verifier_sandbox_queue_wait_seconds";
+
 /// The process-wide Prometheus recorder (the `metrics` facade is global by design).
 pub fn prometheus() -> PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
             PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Full(QUEUE_WAIT.into()), QUEUE_WAIT_BUCKETS)
+                .expect("the bucket list is not empty")
                 .install_recorder()
                 .expect("no other metrics recorder is installed")
         })
         .clone()
+}
+
+/// Exports the sandbox's queue: `verifier_sandbox_queue_depth` (runs waiting for a slot, gauge)
+/// and `verifier_sandbox_queue_wait_seconds` (how long runs waited, histogram with buckets).
+#[derive(Debug)]
+pub struct SandboxQueueMetrics;
+
+impl sandbox::QueueObserver for SandboxQueueMetrics {
+    fn queue_depth(&self, waiting: usize) {
+        metrics::gauge!(QUEUE_DEPTH).set(waiting as f64);
+    }
+
+    fn queue_wait(&self, waited: Duration) {
+        metrics::histogram!(QUEUE_WAIT).record(waited.as_secs_f64());
+    }
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
 use serde::{Deserialize, Serialize};
@@ -13,7 +15,7 @@ use utoipa::ToSchema;
 
 use super::{ApiJson, AppState, check_size};
 use crate::code::{CodeReference, CodeVerdict};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody, ErrorDetail};
 
 /// Routes of this module.
 pub fn routes() -> Router<AppState> {
@@ -70,11 +72,12 @@ pub struct RunCodeRequest {
     /// Standard input.
     #[serde(default)]
     pub stdin: Option<String>,
-    /// Files placed in the working directory: path → base64 contents (read-only here).
+    /// Files placed in the run's working directory (a fresh folder per run, which the program
+    /// may also write to): relative path → base64 contents.
     #[serde(default)]
     pub files: BTreeMap<String, Option<String>>,
-    /// Paths to return after the run; the sandbox's filesystem is read-only, so only provided
-    /// files can come back.
+    /// Relative paths in the working directory to return after the run (base64 in `files`);
+    /// missing ones are left out.
     #[serde(default)]
     pub fetch_files: Vec<String>,
 }
@@ -103,7 +106,7 @@ pub enum RunStatus {
 pub enum CommandRunStatus {
     /// The command ended (any exit code).
     Finished,
-    /// The sandbox could not run it.
+    /// The sandbox could not run it, or stopped it for writing past the output limits.
     Error,
     /// It ran out of time.
     TimeLimitExceeded,
@@ -171,13 +174,54 @@ fn seconds(field: &str, value: f64) -> Result<Duration, ApiError> {
     Ok(Duration::from_secs_f64(value))
 }
 
+/// A relative path of the working directory as SandboxFusion clients write it (`./out.txt`
+/// is `out.txt`), or a 422 naming `field`.
+fn working_path(field: String, path: &str) -> Result<String, ApiError> {
+    let trimmed = path.trim_start_matches("./");
+    if !ProgramFile::path_is_valid(trimmed) {
+        return Err(ApiError::invalid(
+            field,
+            format!(
+                "{path:?} must be a relative path inside the working directory (no `..`, no leading `/`)"
+            ),
+        ));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// The answer when no sandbox slot frees up within the request's own time budget: 503 with
+/// `Retry-After`, sent while the client is still waiting (verl's client gives up after
+/// compile + run timeouts + 10 s and counts that as a failed test).
+fn busy(retry_after: Duration) -> Response {
+    let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    let body = ErrorBody {
+        error: ErrorDetail {
+            code: "sandbox_busy".into(),
+            message: format!(
+                "every sandbox slot is taken for longer than this request's time budget; retry in {seconds} s"
+            ),
+            field: None,
+        },
+    };
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, seconds.to_string())],
+        Json(body),
+    )
+        .into_response()
+}
+
 /// Run one program, SandboxFusion style (drop-in for verl's `sandbox_fusion` reward).
+///
+/// A request that would wait for a sandbox slot longer than its own time budget
+/// (`compile_timeout + run_timeout`) is answered early with 503 and `Retry-After`.
 #[utoipa::path(post, path = "/run_code", tag = "sandbox", request_body = RunCodeRequest,
-    responses((status = 200, body = RunCodeResponse), (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = RunCodeResponse), (status = 422, body = crate::error::ErrorBody),
+        (status = 503, body = crate::error::ErrorBody, description = "the sandbox is busy for longer than the request's time budget; see `Retry-After`")))]
 pub async fn run_code(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RunCodeRequest>,
-) -> Result<Json<RunCodeResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     check_size("code", &req.code, s.limits.max_response_bytes)?;
     let language = Language::parse(&req.language).ok_or_else(|| {
         ApiError::invalid(
@@ -204,43 +248,52 @@ pub async fn run_code(
     }
     let mut files = Vec::with_capacity(req.files.len());
     for (path, contents) in &req.files {
+        let field = format!("files.{path}");
         let contents = match contents {
-            Some(b64) => {
-                base64::decode(b64).map_err(|e| ApiError::invalid(format!("files.{path}"), e))?
-            }
+            Some(b64) => base64::decode(b64).map_err(|e| ApiError::invalid(&field, e))?,
             None => Vec::new(),
         };
         files.push(ProgramFile {
-            path: path.clone(),
+            path: working_path(field, path)?,
             contents,
         });
     }
-    let fetched: BTreeMap<String, String> = req
-        .fetch_files
-        .iter()
-        .filter_map(|p| {
-            files
-                .iter()
-                .find(|f| &f.path == p)
-                .map(|f| (p.clone(), base64::encode(&f.contents)))
-        })
-        .collect();
+    // Answers are keyed by the paths as the client wrote them.
+    let mut fetch_names = BTreeMap::new();
+    for (i, path) in req.fetch_files.iter().enumerate() {
+        fetch_names.insert(
+            working_path(format!("fetch_files[{i}]"), path)?,
+            path.clone(),
+        );
+    }
+    // The request's own time budget, as SandboxFusion clients state it for every language
+    // (verl sends both timeouts and waits for their sum plus 10 s).
+    let budget = limits.wall_time + limits.compile_time;
     let program = Program {
         language,
         source: req.code,
         stdin: req.stdin.unwrap_or_default().into_bytes(),
         files,
+        fetch_files: fetch_names.keys().cloned().collect(),
         limits: Some(limits),
         ..Program::default()
     };
-    let outcome = match judge.run(program).await {
+    let outcome = match judge.run_within(program, Some(budget)).await {
         Ok(o) => o,
         Err(RunError::InvalidProgram(m)) => return Err(ApiError::invalid("code", m)),
         Err(RunError::UnsupportedLanguage(m)) => return Err(ApiError::invalid("language", m)),
+        Err(RunError::Busy { retry_after }) => return Ok(busy(retry_after)),
     };
     let mut resp = response(&outcome);
-    resp.files = fetched;
-    Ok(Json(resp))
+    resp.files = outcome
+        .files
+        .iter()
+        .map(|f| {
+            let name = fetch_names.get(&f.path).unwrap_or(&f.path).clone();
+            (name, base64::encode(&f.contents))
+        })
+        .collect();
+    Ok(Json(resp).into_response())
 }
 
 /// Maps an outcome to SandboxFusion's response shape.
@@ -263,15 +316,17 @@ fn response(o: &Outcome) -> RunCodeResponse {
         return r;
     }
     let run_result = (o.status != Status::CompileError).then(|| CommandRunResult {
-        status: if o.status == Status::Timeout {
-            CommandRunStatus::TimeLimitExceeded
-        } else {
-            CommandRunStatus::Finished
+        // A run stopped at the output limit may have exited 0 (C ignores failed writes):
+        // `Error` keeps clients such as verl's from reading it as a clean finish.
+        status: match o.status {
+            Status::Timeout => CommandRunStatus::TimeLimitExceeded,
+            Status::OutputLimit => CommandRunStatus::Error,
+            _ => CommandRunStatus::Finished,
         },
         execution_time: Some(o.wall_time.as_secs_f64()),
         // A trap or limit has no exit code; SandboxFusion reports killed processes as non-zero.
         return_code: match o.status {
-            Status::Timeout => None,
+            Status::Timeout | Status::OutputLimit => None,
             _ => Some(o.exit_code.unwrap_or(1)),
         },
         stdout: Some(o.stdout.clone()),

@@ -121,6 +121,11 @@ pub struct SandboxArgs {
     /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
     #[arg(long, env = "VERIFIER_SANDBOX_CACHE_DIR")]
     pub sandbox_cache_dir: Option<PathBuf>,
+    /// How the C/C++ compiler is confined: `auto` (namespaces, else Landlock), `namespaces`
+    /// (bubblewrap) or `landlock` (Landlock + seccomp). It never runs unconfined: when none
+    /// works, C/C++ are refused (`GET /v1/capabilities` says why).
+    #[arg(long, env = "VERIFIER_SANDBOX_CONFINEMENT", default_value = "auto")]
+    pub sandbox_confinement: sandbox::ConfinementChoice,
 }
 
 impl SandboxArgs {
@@ -138,6 +143,8 @@ impl SandboxArgs {
         }
         config.default_limits = self.limits();
         config.fuel = self.sandbox_fuel;
+        config.queue_observer = Some(Arc::new(crate::telemetry::SandboxQueueMetrics));
+        config.confinement = self.sandbox_confinement;
         config
     }
 
@@ -310,7 +317,17 @@ impl Judge {
 
     /// Runs one program, recording metrics.
     pub async fn run(&self, program: Program) -> Result<Outcome, RunError> {
-        let result = self.sandbox.run(program).await;
+        self.run_within(program, None).await
+    }
+
+    /// Runs one program if a sandbox slot frees up within `max_wait` (else [`RunError::Busy`]),
+    /// recording metrics.
+    pub async fn run_within(
+        &self,
+        program: Program,
+        max_wait: Option<Duration>,
+    ) -> Result<Outcome, RunError> {
+        let result = self.sandbox.run_within(program, max_wait).await;
         if let Ok(o) = &result {
             let runtime = o.runtime.map_or("none", |r| r.as_str());
             metrics::counter!("verifier_sandbox_runs_total", "runtime" => runtime, "status" => o.status.as_str())
@@ -318,7 +335,11 @@ impl Judge {
             metrics::histogram!("verifier_sandbox_run_seconds", "runtime" => runtime)
                 .record(o.wall_time.as_secs_f64());
         } else {
-            metrics::counter!("verifier_sandbox_runs_total", "runtime" => "none", "status" => "refused")
+            let status = match &result {
+                Err(RunError::Busy { .. }) => "busy",
+                _ => "refused",
+            };
+            metrics::counter!("verifier_sandbox_runs_total", "runtime" => "none", "status" => status)
                 .increment(1);
         }
         result
@@ -447,6 +468,8 @@ impl Judge {
         self.run(program).await.map_err(|e| match e {
             RunError::UnsupportedLanguage(m) => ("unsupported_language", m),
             RunError::InvalidProgram(m) => ("invalid_reference", m),
+            // Judging waits for a slot however long it takes; only `run_within` callers see this.
+            e @ RunError::Busy { .. } => ("internal_error", e.to_string()),
         })
     }
 
