@@ -14,12 +14,8 @@ use sandbox::{Config, Program, PythonRuntime, Sandbox, Status};
 
 /// The HumanEval file, by default in the repository's data folder.
 fn humaneval_program() -> String {
-    let path = std::env::var("HUMANEVAL_PATH").unwrap_or_else(|_| {
-        format!(
-            "{}/../data/HumanEval.jsonl.gz",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    });
+    let path = std::env::var("HUMANEVAL_PATH")
+        .unwrap_or_else(|_| format!("{}/../data/HumanEval.jsonl.gz", env!("CARGO_MANIFEST_DIR")));
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("opening {path}: {e}"));
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)

@@ -9,8 +9,7 @@ use serde_json::{Value, json};
 use support::TestService;
 
 fn humaneval() -> Vec<Value> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../data/HumanEval.jsonl.gz");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/HumanEval.jsonl.gz");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
