@@ -355,7 +355,7 @@ add(X, "7", "So $x =\n7$ maybe", False, "inline math split across lines")
 add(X, "12", r"\boxed{12:00}", False, "a clock time is not a number")
 add(X, "1200", "$12:00$", False, "a clock time is not a number")
 add(X, "5", "$5:00$", False, "a clock time is not a number")
-add(X, r"\frac{1}{2}", "The ratio is $1:2$.", False, "a ratio is not a number (undecided is incorrect)")
+add(X, r"\frac{1}{2}", "The ratio is $1:2$.", True, "the ratio 1:2 is 1/2 (first labelled false by mistake); ours reads colon forms as text, so that clock times never pass as ratios, and misses it")
 add(X, "8", "ABC8", False, "trailing digit of a label")
 add(X, "8", "Vertex A8 is the answer", False, "digit glued to a letter")
 add(X, "10", "The result is x10.", False, "digit glued to a letter")
@@ -383,7 +383,7 @@ add(G, "6", r"$\gcd(12, 18)$", True, "gcd written out (added with its fix)")
 add(G, "7", r"$\gcd(12, 18)$", False, "gcd is 6 (added with its fix)")
 add(G, "36", r"$\operatorname{lcm}(12, 18)$", True, "lcm written out (added with its fix)")
 add(G, "12", r"$\operatorname{lcm}(12, 18)$", False, "lcm is 36 (added with its fix)")
-add(G, r"\gcd(a, b)", r"$\gcd(b, a)$", False, "gcd of unknowns cannot be evaluated: undecided is incorrect")
+add(G, r"\gcd(a, b)", r"$\gcd(b, a)$", True, "gcd is symmetric (first labelled false by mistake); ours cannot evaluate gcd of unknowns, so it misses this")
 
 # ---------------- written after the fixes, to measure how they generalise ----------------
 # Same kinds, new phrasings; added once and not tuned against (their misses are reported).
