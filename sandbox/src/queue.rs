@@ -28,6 +28,20 @@ pub(crate) struct Queue {
     observer: Option<Arc<dyn QueueObserver>>,
 }
 
+/// A place in the queue, given up when dropped.
+struct Waiting<'a> {
+    queue: &'a Queue,
+    started: Instant,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let left = self.queue.waiting.fetch_sub(1, Ordering::Relaxed) - 1;
+        self.queue.observe_depth(left);
+        self.queue.observe_wait(self.started.elapsed());
+    }
+}
+
 /// A held slot; releasing it feeds the hold-time average.
 pub(crate) struct Slot<'a> {
     queue: &'a Queue,
@@ -83,6 +97,11 @@ impl Queue {
         }
         let position = self.waiting.fetch_add(1, Ordering::Relaxed) + 1;
         self.observe_depth(position);
+        // Leaves the queue however the wait ends, including the caller giving up mid-wait.
+        let _waiting = Waiting {
+            queue: self,
+            started,
+        };
         let estimate = self.estimate(position);
         let acquired = match max_wait {
             Some(limit) if estimate.is_some_and(|e| e > limit) => None,
@@ -92,9 +111,6 @@ impl Queue {
                 .and_then(Result::ok),
             None => self.permits.acquire().await.ok(),
         };
-        let left = self.waiting.fetch_sub(1, Ordering::Relaxed) - 1;
-        self.observe_depth(left);
-        self.observe_wait(started.elapsed());
         match acquired {
             Some(permit) => Ok(self.slot(permit)),
             None => Err(RunError::Busy {

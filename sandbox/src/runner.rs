@@ -171,7 +171,7 @@ impl Sandbox {
             .workers
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
-        let task = workers.spawn(async move {
+        let mut task = AbortOnDrop(workers.spawn(async move {
             let _slot = inner.queue.admit(max_wait).await?;
             Ok(match program.language {
                 Language::Python => inner.python.run(&inner, &program, &limits).await,
@@ -180,13 +180,23 @@ impl Sandbox {
                     Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
             })
-        });
-        let mut outcome = task.await.unwrap_or_else(|e| {
+        }));
+        let mut outcome = (&mut task.0).await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "sandbox run panicked");
             Ok(Outcome::internal(format!("sandbox run failed: {e}")))
         })?;
         explain_unsupported_cpp(&mut outcome);
         Ok(outcome)
+    }
+}
+
+/// A sandbox task that is aborted when its caller stops waiting (e.g. the HTTP client went away),
+/// so that it leaves the queue, or frees its slot at its next yield, for runs someone awaits.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

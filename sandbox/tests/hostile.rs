@@ -141,8 +141,11 @@ async fn host_filesystem_is_invisible_and_unwritable() {
         assert!(!out.stdout.contains("root:"), "{rt:?}");
         let out = run_on(rt, "open('/tmp/pwned', 'w').write('x')").await;
         assert_eq!(out.status, Status::RuntimeError, "{rt:?}: {out:?}");
+        // A relative path lands in the run's own scratch folder (SandboxFusion programs write
+        // files there), never in the host's working directory.
         let out = run_on(rt, "open('pwned.txt', 'w').write('x')").await;
-        assert_eq!(out.status, Status::RuntimeError, "{rt:?}: {out:?}");
+        assert_eq!(out.status, Status::Ok, "{rt:?}: {out:?}");
+        assert!(!std::path::Path::new("pwned.txt").exists());
         let out = run_on(rt, "import os\nprint(sorted(os.environ.items()))\nprint(os.listdir('/') if hasattr(os, 'listdir') else [])").await;
         assert!(
             !out.stdout.contains("HOME") && !out.stdout.contains("PATH"),

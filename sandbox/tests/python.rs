@@ -337,3 +337,53 @@ async fn a_large_instance_pool_starts_and_runs() {
         assert_eq!(out.stdout, format!("{}\n", i * 2));
     }
 }
+
+#[tokio::test]
+async fn a_caller_that_stops_waiting_leaves_the_queue_and_frees_its_slot() {
+    let sandbox = std::sync::Arc::new(
+        sandbox::Sandbox::new(sandbox::Config {
+            concurrency: 1,
+            full_python: false,
+            ..sandbox::Config::default()
+        })
+        .unwrap(),
+    );
+    if !sandbox.supports(Language::Python) {
+        return;
+    }
+    let forever = || {
+        Program::python("while True: pass").with_limits(Limits {
+            wall_time: Duration::from_secs(600),
+            ..Limits::default()
+        })
+    };
+    let blocker = tokio::spawn({
+        let sandbox = sandbox.clone();
+        async move { sandbox.run(forever()).await }
+    });
+    let waiter = tokio::spawn({
+        let sandbox = sandbox.clone();
+        async move { sandbox.run(forever()).await }
+    });
+    // One run waiting means the other holds the only slot.
+    while sandbox.queue_depth() != 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // A bounded wait behind a 600 s run is refused, not queued.
+    match sandbox
+        .run_within(Program::python("print(1)"), Some(Duration::from_millis(50)))
+        .await
+    {
+        Err(RunError::Busy { retry_after }) => assert!(!retry_after.is_zero()),
+        other => panic!("expected busy, got {other:?}"),
+    }
+    waiter.abort();
+    blocker.abort();
+    // Both callers gone: the queue empties and the slot frees up long before the 600 s limit.
+    let out = sandbox
+        .run_within(Program::python("print(1)"), Some(Duration::from_secs(60)))
+        .await
+        .expect("the aborted runs released the slot");
+    assert_eq!(out.stdout, "1\n");
+    assert_eq!(sandbox.queue_depth(), 0);
+}
