@@ -53,7 +53,7 @@ fn as_tuples(items: &[Expr]) -> Option<Expr> {
         .iter()
         .position(|(n, _)| *n == first)
         .map_or(pairs.len(), |k| k + 1);
-    if pairs.len() % width != 0 {
+    if !pairs.len().is_multiple_of(width) {
         return None;
     }
     let names: Vec<&str> = pairs[..width].iter().map(|(n, _)| *n).collect();

@@ -158,7 +158,7 @@ fn split_inline_open(text: &str, start: usize, end: usize) -> Option<usize> {
         // The `$` must open a span on its line (an odd count of single `$` up to it there),
         // not close one (`$x$ …`).
         let line_start = text[lo..o].rfind('\n').map_or(lo, |k| lo + k + 1);
-        if open == "$" && text[line_start..=o].matches('$').count() % 2 == 0 {
+        if open == "$" && text[line_start..=o].matches('$').count().is_multiple_of(2) {
             continue;
         }
         if let Some(c) = text[end..hi].find(close)
