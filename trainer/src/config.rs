@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, ensure};
-use serde::Deserialize;
+use anyhow::{Context, Result, bail, ensure};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use tch::Device;
 
 use crate::hacpo::HacpoConfig;
 
@@ -110,8 +111,8 @@ pub struct AgentSection {
     /// Model directory (Hugging Face layout) or .gguf file; relative to the config file.
     pub model: PathBuf,
     /// `cpu`, `cuda` or `cuda:N`.
-    #[serde(default = "cpu")]
-    pub device: String,
+    #[serde(default = "cpu", deserialize_with = "deserialize_device")]
+    pub device: Device,
     /// AdamW learning rate.
     pub lr: f64,
     /// AdamW weight decay.
@@ -125,8 +126,27 @@ fn one() -> usize {
 fn one_f() -> f64 {
     1.0
 }
-pub(crate) fn cpu() -> String {
-    "cpu".into()
+pub(crate) fn cpu() -> Device {
+    Device::Cpu
+}
+
+/// Parses `cpu`, `cuda` or `cuda:N`.
+pub fn parse_device(s: &str) -> Result<Device> {
+    Ok(match s {
+        "cpu" => Device::Cpu,
+        "cuda" => Device::Cuda(0),
+        other => match other.strip_prefix("cuda:") {
+            Some(n) => Device::Cuda(n.parse().with_context(|| format!("bad device {other}"))?),
+            None => bail!("unknown device `{other}` (cpu, cuda, cuda:N)"),
+        },
+    })
+}
+
+/// A device written as [`parse_device`] reads it: parsed once, when the file is.
+pub(crate) fn deserialize_device<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Device, D::Error> {
+    parse_device(&String::deserialize(d)?).map_err(serde::de::Error::custom)
 }
 
 /// Parses a TOML file; returns it with the folder its relative paths are relative to.

@@ -3,20 +3,37 @@
 //! with resumable state, the HACPO training loop with its baselines, supervised warm-up, and
 //! the reproducible experiment.
 
+/// Chat templates (minijinja, transformers-compatible) and messages.
 pub mod chat;
+/// safetensors checkpoints: read (single or sharded) and write.
 pub mod checkpoint;
+/// The run's TOML file (`RunConfig`): agents, algorithm, data, verifier; devices.
 pub mod config;
+/// `trainer experiment`: generated arithmetic tasks, warm-up, arms × seeds, the report.
 pub mod experiment;
+/// Batched sampling with a KV cache: temperature, top-p, stop tokens.
 pub mod generation;
+/// GGUF files: the container, dequantisation, and import into a Hugging Face layout.
 pub mod gguf;
+/// HACPO and its baselines as pure functions: capabilities, advantages, losses.
 pub mod hacpo;
+/// Log-probs of responses under a model (`ResponseScores`).
 pub mod logprob;
+/// Model families (Llama 3.x, SmolLM2, Qwen2, Qwen3).
 pub mod models;
+/// AdamW with resumable state, gradient-norm clipping.
 pub mod optim;
+/// An agent's policy: model, tokenizer, chat template, device and dtype.
 pub mod policy;
-pub mod run;
+/// Seeded, platform-independent random numbers (prompt draws, tasks, batch order).
+pub mod rng;
+/// Supervised fine-tuning on reference responses (the experiment's warm-up).
 pub mod sft;
+/// Tokenizers over `tokenizer.json`.
 pub mod tokenizer;
+/// The training loop (Algorithm 1): generate, pool, learn, evaluate, metrics, checkpoints.
+pub mod train;
+/// Blocking REST client of the verifier: agents, tasks, rollouts, pool groups, metrics.
 pub mod verifier;
 
 pub use chat::{ChatTemplate, Message};

@@ -1,4 +1,5 @@
-//! `trainer` command line: generate with and score responses under real checkpoints.
+//! `trainer` command line: generate with and score responses under real checkpoints, create and
+//! import models, train agents, run the experiment. One function per subcommand.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,6 +8,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 use tch::Device;
+use trainer::config::{RunConfig, parse_device};
+use trainer::experiment::ExperimentConfig;
 use trainer::{Policy, SamplingParams, TextPair};
 
 /// Policy models on libtorch for heterogeneous-agent RL (HACPO).
@@ -26,51 +29,63 @@ enum Command {
     /// Train agents against a running verifier (HACPO or a baseline), as a TOML file describes.
     ///
     /// Resumes from the last checkpoint in the run's output_dir when one exists.
-    Run {
-        /// The run's TOML file (see examples/).
-        #[arg(long)]
-        config: PathBuf,
-    },
+    Run(RunArgs),
     /// Compare HACPO with its baselines: warm up the agents, run every arm for every seed
     /// against a running verifier, and write results.md, results.json and curves.png.
     ///
     /// Tasks are generated and imported into the verifier; finished runs are skipped, so an
     /// interrupted experiment resumes where it stopped. See EXPERIMENTS.md.
-    Experiment {
-        /// The experiment's TOML file (see experiments/).
-        #[arg(long)]
-        config: PathBuf,
-        /// Only these arms (by name); default all.
-        #[arg(long, value_delimiter = ',')]
-        arms: Vec<String>,
-        /// Override the seeds (comma-separated); default the file's.
-        #[arg(long, value_delimiter = ',')]
-        seeds: Vec<u64>,
-    },
+    Experiment(ExperimentArgs),
     /// Create a model with random (seeded) weights from a config.json and a tokenizer directory.
-    InitModel {
-        /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
-        #[arg(long)]
-        config: PathBuf,
-        /// Directory with tokenizer.json and tokenizer_config.json (chat template).
-        #[arg(long)]
-        tokenizer: PathBuf,
-        /// Output directory (Hugging Face layout).
-        #[arg(long)]
-        out: PathBuf,
-        /// Seed of the weight initialisation.
-        #[arg(long, default_value_t = 0)]
-        seed: i64,
-    },
+    InitModel(InitModelArgs),
     /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
-    ImportGguf {
-        /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors; llama, qwen2, qwen3).
-        #[arg(long)]
-        gguf: PathBuf,
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    ImportGguf(ImportGgufArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The run's TOML file (see examples/).
+    #[arg(long)]
+    config: PathBuf,
+}
+
+#[derive(Args)]
+struct ExperimentArgs {
+    /// The experiment's TOML file (see experiments/).
+    #[arg(long)]
+    config: PathBuf,
+    /// Only these arms (by name); default all.
+    #[arg(long, value_delimiter = ',')]
+    arms: Vec<String>,
+    /// Override the seeds (comma-separated); default the file's.
+    #[arg(long, value_delimiter = ',')]
+    seeds: Vec<u64>,
+}
+
+#[derive(Args)]
+struct InitModelArgs {
+    /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
+    #[arg(long)]
+    config: PathBuf,
+    /// Directory with tokenizer.json and tokenizer_config.json (chat template).
+    #[arg(long)]
+    tokenizer: PathBuf,
+    /// Output directory (Hugging Face layout).
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of the weight initialisation.
+    #[arg(long, default_value_t = 0)]
+    seed: i64,
+}
+
+#[derive(Args)]
+struct ImportGgufArgs {
+    /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors; llama, qwen2, qwen3).
+    #[arg(long)]
+    gguf: PathBuf,
+    /// Output directory.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -79,8 +94,8 @@ struct ModelArgs {
     #[arg(long)]
     model: PathBuf,
     /// Device: `cpu`, `cuda` or `cuda:N`. Weights are f32 on CPU, bf16 on GPU.
-    #[arg(long, default_value = "cpu")]
-    device: String,
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    device: Device,
 }
 
 #[derive(Args)]
@@ -126,7 +141,7 @@ struct LogprobArgs {
 }
 
 fn load(args: &ModelArgs) -> Result<Policy> {
-    let device = trainer::run::parse_device(&args.device)?;
+    let device = args.device;
     if device.is_cuda() && !tch::Cuda::is_available() {
         bail!("CUDA requested but not available in this libtorch build");
     }
@@ -147,95 +162,102 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
-        Command::Generate(a) => {
-            let policy = load(&a.model)?;
-            let params = SamplingParams {
-                max_new_tokens: a.max_new_tokens,
-                temperature: a.temperature,
-                top_p: a.top_p,
-                seed: a.seed,
-                ..SamplingParams::default()
-            };
-            let start = std::time::Instant::now();
-            let gens = policy.generate(&a.prompt, &params)?;
-            let tokens: usize = gens.iter().map(|g| g.sampled.token_ids.len()).sum();
-            tracing::info!(tokens, secs = start.elapsed().as_secs_f64(), "generated");
-            for (prompt, g) in a.prompt.iter().zip(&gens) {
-                if a.json {
-                    println!(
-                        "{}",
-                        json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
-                        "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason})
-                    );
-                } else {
-                    println!("{}", g.text);
-                }
-            }
-        }
-        Command::Logprob(a) => {
-            let policy = load(&a.model)?;
-            let pair = TextPair {
-                prompt: a.prompt,
-                response: a.response,
-                ends_turn: !a.no_eos,
-            };
-            let scores = tch::no_grad(|| policy.score_texts(std::slice::from_ref(&pair)))?;
-            let mean = f64::try_from(scores.mean_logprob.get(0))?;
-            let n = scores.lengths[0];
-            let r = scores.token_logprobs.size()[1];
-            let per_token = Vec::<f32>::try_from(scores.token_logprobs.get(0).narrow(0, r - n, n))?;
-            let sum: f64 = per_token.iter().map(|&x| f64::from(x)).sum();
-            if a.json {
-                println!(
-                    "{}",
-                    json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token})
-                );
-            } else {
-                println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
-            }
-        }
-        Command::Run { config } => {
-            trainer::run::run(&trainer::config::RunConfig::load(&config)?)?;
-        }
-        Command::Experiment {
-            config,
-            arms,
-            seeds,
-        } => {
-            let mut cfg = trainer::experiment::ExperimentConfig::load(&config)?;
-            if !arms.is_empty() {
-                if let Some(unknown) = arms
-                    .iter()
-                    .find(|a| !cfg.experiment.arms.iter().any(|x| &x.name == *a))
-                {
-                    bail!("no arm named `{unknown}` in {}", config.display());
-                }
-                cfg.experiment.arms.retain(|a| arms.contains(&a.name));
-            }
-            if !seeds.is_empty() {
-                cfg.experiment.seeds = seeds;
-            }
-            let report = trainer::experiment::run_experiment(&cfg)?;
-            println!("{}", report.table());
-        }
-        Command::InitModel {
-            config,
-            tokenizer,
-            out,
-            seed,
-        } => {
-            let cfg = serde_json::from_str(
-                &std::fs::read_to_string(&config)
-                    .with_context(|| format!("reading {}", config.display()))?,
-            )?;
-            Policy::from_config(cfg, &tokenizer, Device::Cpu, tch::Kind::Float, seed)?
-                .save(&out)?;
-            println!("{}", out.display());
-        }
-        Command::ImportGguf { gguf, out } => {
-            trainer::gguf::import(&gguf, &out)?;
-            println!("{}", out.display());
+        Command::Generate(a) => generate(a),
+        Command::Logprob(a) => logprob(a),
+        Command::Run(a) => run(a),
+        Command::Experiment(a) => experiment(a),
+        Command::InitModel(a) => init_model(a),
+        Command::ImportGguf(a) => import_gguf(a),
+    }
+}
+
+fn generate(a: GenerateArgs) -> Result<()> {
+    let policy = load(&a.model)?;
+    let params = SamplingParams {
+        max_new_tokens: a.max_new_tokens,
+        temperature: a.temperature,
+        top_p: a.top_p,
+        seed: a.seed,
+        ..SamplingParams::default()
+    };
+    let start = std::time::Instant::now();
+    let gens = policy.generate(&a.prompt, &params)?;
+    let tokens: usize = gens.iter().map(|g| g.sampled.token_ids.len()).sum();
+    tracing::info!(tokens, secs = start.elapsed().as_secs_f64(), "generated");
+    for (prompt, g) in a.prompt.iter().zip(&gens) {
+        if a.json {
+            println!(
+                "{}",
+                json!({"prompt": prompt, "text": g.text, "token_ids": g.sampled.token_ids,
+                "logprobs": g.sampled.logprobs, "finish_reason": g.sampled.finish_reason})
+            );
+        } else {
+            println!("{}", g.text);
         }
     }
+    Ok(())
+}
+
+fn logprob(a: LogprobArgs) -> Result<()> {
+    let policy = load(&a.model)?;
+    let pair = TextPair {
+        prompt: a.prompt,
+        response: a.response,
+        ends_turn: !a.no_eos,
+    };
+    let scores = tch::no_grad(|| policy.score_texts(std::slice::from_ref(&pair)))?;
+    let mean = f64::try_from(scores.mean_logprob.get(0))?;
+    let n = scores.lengths[0];
+    let r = scores.token_logprobs.size()[1];
+    let per_token = Vec::<f32>::try_from(scores.token_logprobs.get(0).narrow(0, r - n, n))?;
+    let sum: f64 = per_token.iter().map(|&x| f64::from(x)).sum();
+    if a.json {
+        println!(
+            "{}",
+            json!({"mean_logprob": mean, "sum_logprob": sum, "tokens": n, "token_logprobs": per_token})
+        );
+    } else {
+        println!("mean_logprob {mean:.6}\nsum_logprob {sum:.6}\ntokens {n}");
+    }
+    Ok(())
+}
+
+fn run(a: RunArgs) -> Result<()> {
+    trainer::train::run(&RunConfig::load(&a.config)?)
+}
+
+fn experiment(a: ExperimentArgs) -> Result<()> {
+    let mut cfg = ExperimentConfig::load(&a.config)?;
+    if !a.arms.is_empty() {
+        if let Some(unknown) = a
+            .arms
+            .iter()
+            .find(|name| !cfg.experiment.arms.iter().any(|x| &x.name == *name))
+        {
+            bail!("no arm named `{unknown}` in {}", a.config.display());
+        }
+        cfg.experiment.arms.retain(|arm| a.arms.contains(&arm.name));
+    }
+    if !a.seeds.is_empty() {
+        cfg.experiment.seeds = a.seeds;
+    }
+    let report = trainer::experiment::run_experiment(&cfg)?;
+    println!("{}", report.table());
+    Ok(())
+}
+
+fn init_model(a: InitModelArgs) -> Result<()> {
+    let cfg = serde_json::from_str(
+        &std::fs::read_to_string(&a.config)
+            .with_context(|| format!("reading {}", a.config.display()))?,
+    )?;
+    Policy::from_config(cfg, &a.tokenizer, Device::Cpu, tch::Kind::Float, a.seed)?.save(&a.out)?;
+    println!("{}", a.out.display());
+    Ok(())
+}
+
+fn import_gguf(a: ImportGgufArgs) -> Result<()> {
+    trainer::gguf::import(&a.gguf, &a.out)?;
+    println!("{}", a.out.display());
     Ok(())
 }

@@ -16,6 +16,9 @@ use crate::checkpoint::write_safetensors;
 /// File name of the optimizer state inside a checkpoint directory.
 pub const STATE_FILE: &str = "optimizer.safetensors";
 
+/// Largest gradient norm; larger gradients are scaled down (HACPO §4).
+pub const MAX_GRAD_NORM: f64 = 1.0;
+
 /// AdamW over the trainable variables of one `VarStore`.
 pub struct AdamW {
     /// Trainable variables by name, sorted (the names key the saved state).

@@ -7,8 +7,9 @@ use anyhow::{Result, ensure};
 use serde::{Deserialize, Serialize};
 use tch::Kind;
 
-use crate::optim::{AdamW, clip_grad_norm};
+use crate::optim::{AdamW, MAX_GRAD_NORM, clip_grad_norm};
 use crate::policy::{Policy, TextPair};
+use crate::rng::XorShift64;
 
 /// Warm-up settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,17 +33,12 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
     ensure!(cfg.batch_size > 0, "batch_size must be positive");
     // Weight decay 0.01: PyTorch's AdamW default.
     let mut opt = AdamW::new(policy.var_store(), cfg.lr, 0.01);
-    let mut state = cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B;
+    let mut rng = XorShift64(cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B);
     let mut losses = Vec::with_capacity(cfg.steps);
     let start = Instant::now();
     for step in 1..=cfg.steps {
         let batch: Vec<TextPair> = (0..cfg.batch_size)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                examples[(state % examples.len() as u64) as usize].clone()
-            })
+            .map(|_| examples[(rng.next_u64() % examples.len() as u64) as usize].clone())
             .collect();
         let scores = policy.score_texts(&batch)?;
         let loss = -scores.mean_logprob.mean(Kind::Float);
@@ -50,7 +46,7 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
         ensure!(value.is_finite(), "non-finite loss at warm-up step {step}");
         opt.zero_grad();
         loss.backward();
-        clip_grad_norm(policy.var_store(), crate::run::MAX_GRAD_NORM);
+        clip_grad_norm(policy.var_store(), MAX_GRAD_NORM);
         opt.step();
         losses.push(value);
         if step % 50 == 0 || step == cfg.steps {

@@ -267,9 +267,10 @@ impl VerifierClient {
             .steps)
     }
 
-    /// Writes one agent's metrics for one step.
-    pub fn record_metrics(&self, metrics: &Value) -> Result<()> {
-        self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(metrics))
+    /// Writes one agent's metrics for one step (a `train_metrics` row, as `/v1/metrics` takes it).
+    pub fn record_metrics(&self, metrics: &impl Serialize) -> Result<()> {
+        let body = serde_json::to_value(metrics)?;
+        self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(&body))
             .map(|_| ())
     }
 }

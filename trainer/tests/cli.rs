@@ -1,6 +1,6 @@
 //! The `trainer` binary end to end on the real SmolLM2 checkpoint.
 
-mod common;
+mod fixtures;
 
 use std::process::Command;
 
@@ -28,7 +28,7 @@ fn help_lists_subcommands() {
 
 #[test]
 fn generate_and_logprob_on_smollm2() {
-    let dir = common::smollm2_dir();
+    let dir = fixtures::smollm2_dir();
     let out = trainer()
         .args(["generate", "--json", "--max-new-tokens", "16", "--model"])
         .arg(&dir)

@@ -2,7 +2,7 @@
 //! tasks and steps, runs every arm through the real verifier and Postgres; the report agrees
 //! with the pool, and repeating the command resumes without generating anything again.
 
-mod common;
+mod fixtures;
 
 use std::path::Path;
 
@@ -51,8 +51,8 @@ fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
 
 #[test]
 fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
-    common::init();
-    let (url, db, rt) = common::start_verifier();
+    fixtures::init();
+    let (url, db, rt) = fixtures::start_verifier();
     let out = tempfile::tempdir().unwrap();
     let cfg = scaled_down(&url, out.path());
     let report = run_experiment(&cfg).unwrap();
@@ -149,6 +149,6 @@ fn the_gpu_recipe_is_a_valid_run_of_two_different_agents() {
     let cfg = trainer::config::RunConfig::load(&file).expect("the GPU recipe loads");
     assert_eq!(cfg.algorithm.algorithm, trainer::hacpo::Algorithm::Hacpo);
     assert_eq!(cfg.agents.len(), 2);
-    assert!(cfg.agents.iter().all(|a| a.device.starts_with("cuda")));
+    assert!(cfg.agents.iter().all(|a| a.device.is_cuda()));
     assert_eq!(cfg.data.eval.as_deref(), Some("gsm8k-test"));
 }

@@ -2,7 +2,7 @@
 //! pools the rollouts of two tiny agents of different architecture and tokenizer; the loop
 //! writes metrics, evaluates, checkpoints, and resumes after an interruption.
 
-mod common;
+mod fixtures;
 
 use std::path::Path;
 
@@ -52,21 +52,21 @@ fn write_config(
 
 #[test]
 fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
-    common::init();
-    let (url, db, rt) = common::start_verifier();
+    fixtures::init();
+    let (url, db, rt) = fixtures::start_verifier();
     import_tasks(&url, "toy-train", 12, 0);
     import_tasks(&url, "toy-eval", 3, 1);
 
     let dir = tempfile::tempdir().unwrap();
     let llama = dir.path().join("tiny-llama");
-    let mut cfg = common::tiny_config("llama", 49152, 0.02);
+    let mut cfg = fixtures::tiny_config("llama", 49152, 0.02);
     cfg["max_position_embeddings"] = json!(512);
-    Policy::from_config(cfg, &common::smollm2_dir(), Device::Cpu, Kind::Float, 1)
+    Policy::from_config(cfg, &fixtures::smollm2_dir(), Device::Cpu, Kind::Float, 1)
         .unwrap()
         .save(&llama)
         .unwrap();
     let qwen = dir.path().join("tiny-qwen3-bytes");
-    let mut cfg = common::tiny_config("qwen3", 259, 0.02);
+    let mut cfg = fixtures::tiny_config("qwen3", 259, 0.02);
     cfg["max_position_embeddings"] = json!(1024);
     let bytes_tok = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/byte-tokenizer");
     Policy::from_config(cfg, &bytes_tok, Device::Cpu, Kind::Float, 2)
@@ -79,9 +79,9 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
     ];
 
     // One step, then "crash" (the process ends), then the same run asked for two steps resumes.
-    trainer::run::run(&RunConfig::load(&write_config(dir.path(), &url, 1, &agents)).unwrap())
+    trainer::train::run(&RunConfig::load(&write_config(dir.path(), &url, 1, &agents)).unwrap())
         .unwrap();
-    trainer::run::run(&RunConfig::load(&write_config(dir.path(), &url, 2, &agents)).unwrap())
+    trainer::train::run(&RunConfig::load(&write_config(dir.path(), &url, 2, &agents)).unwrap())
         .unwrap();
 
     let q = |sql: &'static str| {
@@ -147,7 +147,7 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
     // (a resume that restarted the optimizer would hold 2).
     for (name, _) in agents {
         for step in [1, 2] {
-            let ckpt = trainer::run::checkpoint_dir(&dir.path().join("out"), name, step);
+            let ckpt = trainer::train::checkpoint_dir(&dir.path().join("out"), name, step);
             let policy = Policy::load(&ckpt, Device::Cpu)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", ckpt.display()));
             let mut opt = trainer::optim::AdamW::new(policy.var_store(), 1e-3, 0.0);

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::run::SplitMix64;
+use crate::rng::SplitMix64;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,8 +17,8 @@ use serde_json::json;
 use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
 use crate::hacpo::HacpoConfig;
 use crate::policy::{Policy, TextPair};
-use crate::run::{evaluate_policy, parse_device, register_agent};
 use crate::sft::{SftConfig, supervised};
+use crate::train::{evaluate_policy, register_agent};
 use crate::verifier::VerifierClient;
 use arith::ArithSpec;
 pub use report::{ArmResult, Report, SeedResult};
@@ -87,8 +87,11 @@ pub struct ExperimentAgent {
     #[serde(default)]
     pub weight_decay: f64,
     /// `cpu`, `cuda` or `cuda:N`.
-    #[serde(default = "crate::config::cpu")]
-    pub device: String,
+    #[serde(
+        default = "crate::config::cpu",
+        deserialize_with = "crate::config::deserialize_device"
+    )]
+    pub device: tch::Device,
 }
 
 impl ExperimentConfig {
@@ -156,7 +159,7 @@ impl ExperimentConfig {
             .map(|(i, a)| AgentSection {
                 name: a.name.clone(),
                 model: warm.get(i).cloned().unwrap_or_default(),
-                device: a.device.clone(),
+                device: a.device,
                 lr: a.lr,
                 weight_decay: a.weight_decay,
             })
@@ -243,7 +246,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     let mut agent_ids = Vec::new();
     for a in &cfg.agents {
         let dir = warm_up(a, &examples, &cfg.run.output_dir)?;
-        let policy = Policy::load(&dir, parse_device(&a.device)?)?;
+        let policy = Policy::load(&dir, a.device)?;
         let id = register_agent(&client, &a.name, &policy)?;
         // The warm-up is the same starting point for every arm and seed: evaluated once.
         let run = format!("{}/warmup/eval", cfg.run.name);
@@ -274,7 +277,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
                         arm.name
                     );
                     let t = Instant::now();
-                    crate::run::run(&rc)?;
+                    crate::train::run(&rc)?;
                     let done = RunDone {
                         wall_seconds: t.elapsed().as_secs_f64(),
                     };
@@ -352,12 +355,11 @@ fn warm_up(a: &ExperimentAgent, examples: &[TextPair], out: &Path) -> Result<Pat
     } else {
         a.tokenizer.clone()
     };
-    let device = parse_device(&a.device)?;
     let mut policy = Policy::from_config(
         config,
         &tokenizer,
-        device,
-        crate::policy::default_kind(device),
+        a.device,
+        crate::policy::default_kind(a.device),
         a.init_seed,
     )?;
     tracing::info!(agent = a.name, steps = a.warmup.steps, "supervised warm-up");

@@ -38,6 +38,13 @@ impl Algorithm {
         matches!(self, Self::Hacpo | Self::Naive)
     }
 
+    /// Whether the loss compares token by token (GRPO's token ratios), so that the old policy's
+    /// token log-probs must be taken before the first optimizer step; the others need only the
+    /// sequence means recorded at rollout time.
+    pub fn needs_token_logprobs(self) -> bool {
+        self == Self::Grpo
+    }
+
     /// Rollouts per prompt an agent generates, given the configured G.
     pub fn rollouts_per_prompt(self, g: usize) -> usize {
         if self == Self::Gspo2x { 2 * g } else { g }
@@ -103,6 +110,11 @@ impl Default for HacpoConfig {
 }
 
 impl HacpoConfig {
+    /// Whether the loss has a KL term, and so needs each agent's frozen starting model.
+    pub fn needs_reference_model(&self) -> bool {
+        self.kl_beta > 0.0
+    }
+
     /// Lower bound of the cross-sample ratio at optimizer step `m` (0-based within a training step).
     pub fn cross_lower_bound(&self, m: usize) -> f64 {
         let rise = if self.stepwise_clip {
@@ -140,6 +152,30 @@ mod tests {
         assert!(Algorithm::Hacpo.shares() && Algorithm::Naive.shares());
         assert!(
             !Algorithm::Gspo.shares() && !Algorithm::Grpo.shares() && !Algorithm::Gspo2x.shares()
+        );
+    }
+
+    #[test]
+    fn only_grpo_needs_token_logprobs_and_only_kl_a_reference() {
+        assert!(Algorithm::Grpo.needs_token_logprobs());
+        assert!(
+            [
+                Algorithm::Hacpo,
+                Algorithm::Gspo,
+                Algorithm::Gspo2x,
+                Algorithm::Naive
+            ]
+            .iter()
+            .all(|a| !a.needs_token_logprobs())
+        );
+        let c = HacpoConfig::default();
+        assert!(!c.needs_reference_model());
+        assert!(
+            HacpoConfig {
+                kl_beta: 0.001,
+                ..c
+            }
+            .needs_reference_model()
         );
     }
 }

@@ -1,0 +1,77 @@
+//! Held-out evaluation: greedy pass@1 of each agent, its rollouts pooled under
+//! `<training run>/eval` so that they can be inspected with SQL like training ones.
+
+use anyhow::Result;
+use serde_json::json;
+use uuid::Uuid;
+
+use super::agent::Agent;
+use crate::config::RunConfig;
+use crate::generation::SamplingParams;
+use crate::policy::Policy;
+use crate::verifier::{NewRollout, TaskPrompt, VerifierClient};
+
+/// Greedy pass@1 of every agent on the held-out tasks.
+pub(super) fn evaluate(
+    agents: &[Agent],
+    tasks: &[TaskPrompt],
+    client: &VerifierClient,
+    cfg: &RunConfig,
+    step: usize,
+) -> Result<Vec<f64>> {
+    let run = format!("{}/eval", cfg.run.name);
+    agents
+        .iter()
+        .map(|a| {
+            evaluate_policy(
+                &a.policy,
+                a.id,
+                tasks,
+                client,
+                &run,
+                step,
+                cfg.run.max_new_tokens,
+            )
+        })
+        .collect()
+}
+
+/// Greedy pass@1 of one policy on `tasks`; the rollouts are pooled under `run` (by convention
+/// `<training run>/eval`) and `step`, so they can be inspected with SQL like training ones.
+pub fn evaluate_policy(
+    policy: &Policy,
+    agent_id: Uuid,
+    tasks: &[TaskPrompt],
+    client: &VerifierClient,
+    run: &str,
+    step: usize,
+    max_new_tokens: usize,
+) -> Result<f64> {
+    let messages: Vec<String> = tasks.iter().map(|t| t.prompt.clone()).collect();
+    let gens =
+        tch::no_grad(|| policy.generate(&messages, &SamplingParams::greedy(max_new_tokens)))?;
+    let rollouts: Vec<NewRollout> = gens
+        .iter()
+        .zip(tasks)
+        .map(|(o, t)| {
+            let n = o.sampled.logprobs.len();
+            let sum: f64 = o.sampled.logprobs.iter().map(|&x| f64::from(x)).sum();
+            let mean = if n == 0 { 0.0 } else { sum / n as f64 };
+            NewRollout {
+                id: Uuid::new_v4(),
+                task_id: t.id,
+                agent_id,
+                run: run.to_string(),
+                step: step as i64,
+                policy_version: step as i64,
+                response: o.text.clone(),
+                token_count: n as i32,
+                logprob_mean: mean.min(0.0),
+                logprob_sum: sum.min(0.0),
+                metadata: json!({ "greedy": true }),
+            }
+        })
+        .collect();
+    let scored = client.submit(&rollouts)?;
+    Ok(scored.iter().map(|s| s.reward).sum::<f64>() / scored.len().max(1) as f64)
+}
