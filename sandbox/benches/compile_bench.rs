@@ -144,7 +144,10 @@ async fn main() {
     let base = median(base);
     println!("| arm | median compile | ratio to unconfined |");
     println!("|---|---|---|");
-    println!("| unconfined clang (before) | {:.1} ms | 1.00 |", base.as_secs_f64() * 1e3);
+    println!(
+        "| unconfined clang (before) | {:.1} ms | 1.00 |",
+        base.as_secs_f64() * 1e3
+    );
     for ((m, _), t) in arms.iter().zip(times) {
         let t = median(t);
         println!(

@@ -96,8 +96,15 @@ async fn attempts(choice: ConfinementChoice, expected: Mechanism) {
         ] {
             let out = sb.run(c_program(source)).await.unwrap();
             let text = format!("{out:?}");
-            assert_eq!(out.status, Status::CompileError, "{mechanism:?} {path}: {text}");
-            assert!(!text.contains(&secret), "{mechanism:?} leaked {path}: {text}");
+            assert_eq!(
+                out.status,
+                Status::CompileError,
+                "{mechanism:?} {path}: {text}"
+            );
+            assert!(
+                !text.contains(&secret),
+                "{mechanism:?} leaked {path}: {text}"
+            );
         }
     }
     // And the jail still compiles and runs an ordinary program.

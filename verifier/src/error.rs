@@ -106,6 +106,24 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+impl From<crate::ingest::IngestError> for ApiError {
+    fn from(e: crate::ingest::IngestError) -> Self {
+        use crate::ingest::IngestError as E;
+        match e {
+            E::Unreadable { field, message } => Self::Invalid {
+                field,
+                message,
+                status: StatusCode::BAD_REQUEST,
+            },
+            E::Invalid { field, message } => Self::invalid(field, message),
+            E::NotFound { field, message } => Self::not_found(field, message),
+            E::Conflict { field, message } => Self::conflict(field, message),
+            E::Database(e) => e.into(),
+            E::Internal(m) => Self::Internal(m),
+        }
+    }
+}
+
 /// The JSON body of every error response.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorBody {

@@ -2,13 +2,15 @@
 //! experience pool in Postgres.
 //!
 //! - [`math`] and [`code`] judge responses; [`scoring`] dispatches by task kind.
-//! - [`pool`] is the Postgres data layer; [`task`] and [`dataset`] describe and import tasks.
+//! - [`pool`] is the Postgres data layer; [`task`] and [`dataset`] describe and import tasks;
+//!   [`ingest`] takes rollouts and tasks into the pool (what the API and the CLI call).
 //! - [`api`] is the HTTP service, [`error`] its error type, [`telemetry`] logs and metrics.
 
 pub mod api;
 pub mod code;
 pub mod dataset;
 pub mod error;
+pub mod ingest;
 pub mod math;
 pub mod pool;
 pub mod scoring;

@@ -16,7 +16,7 @@ use verifier::code;
 use verifier::scoring::Scorer;
 use verifier::task::Reference;
 use verifier::telemetry::{self, LogFormat};
-use verifier::{math, pool};
+use verifier::{ingest, math, pool};
 
 /// Scores LLM outputs (math answers, programs run in a wasm sandbox) and keeps the shared
 /// experience pool of verified rollouts in Postgres.
@@ -186,31 +186,28 @@ async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
     } else {
         bytes
     };
-    let rows = api::tasks::parse_lines(&a.dataset, &bytes)
-        .and_then(|t| api::tasks::validate(t, "lines"))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    // Errors name the line as `lines[i]` (0-based), as the API's do.
+    let at = |e: ingest::IngestError| {
+        let field = match &e {
+            ingest::IngestError::Invalid { field, .. }
+            | ingest::IngestError::Conflict { field, .. } => format!("{field}: "),
+            ingest::IngestError::Unreadable { field: Some(f), .. } => format!("{f}: "),
+            _ => String::new(),
+        };
+        anyhow::anyhow!("{}: {field}{e}", a.file.display())
+    };
+    let rows = ingest::parse_lines(&a.dataset, &bytes)
+        .and_then(|t| ingest::validate_tasks(t, "lines"))
+        .map_err(at)?;
     let db = pool::connect(&a.db.database_url, 2, Duration::from_secs(10)).await?;
     pool::migrate(&db).await?;
-    let stored = pool::tasks::insert_batch(&db, &rows)
-        .await
-        .map_err(|e| match e {
-            pool::tasks::InsertError::Conflict { index } => anyhow::anyhow!(
-                "line {}: task {} already exists in dataset {} with different content",
-                index + 1,
-                rows[index].external_id,
-                rows[index].dataset
-            ),
-            pool::tasks::InsertError::Db(e) => e.into(),
-        })?;
-    let created = stored
-        .iter()
-        .filter(|(_, o)| *o == pool::tasks::TaskOutcome::Created)
-        .count();
+    let stored = ingest::import_tasks(&db, rows, "lines").await.map_err(at)?;
+    let created = stored.created;
     println!(
         "{}: {} tasks, {created} created, {} unchanged (dataset {})",
         a.file.display(),
-        stored.len(),
-        stored.len() - created,
+        stored.tasks.len(),
+        stored.unchanged,
         a.dataset
     );
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,8 @@
 //! Scoring a response against a task's reference: math answers in-process, programs in the
 //! sandbox. Stateless; the pool records what comes out.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -77,6 +79,41 @@ impl Scorer {
                 serde_json::to_value(&v).expect("verdicts serialize"),
             ),
         }
+    }
+
+    /// Scores `(reference, prompt, response)` jobs, in order: math answers on a blocking
+    /// thread (cheap but CPU-bound, so they stay off the async workers), programs in the
+    /// sandbox concurrently (its queue bounds the load). `Err` only if grading itself crashed.
+    pub async fn score_batch(
+        self: &Arc<Self>,
+        jobs: Vec<(Reference, String, String)>,
+    ) -> Result<Vec<Score>, String> {
+        let (math, code): (Vec<_>, Vec<_>) = jobs
+            .into_iter()
+            .enumerate()
+            .partition(|(_, (r, _, _))| matches!(r, Reference::Math(_)));
+        let math_scorer = self.clone();
+        let math_scores = tokio::task::spawn_blocking(move || {
+            math.into_iter()
+                .filter_map(|(i, (reference, _, response))| match reference {
+                    Reference::Math(m) => Some((i, math_scorer.score_math(&m.answer, &response))),
+                    Reference::Code(_) => None,
+                })
+                .collect::<Vec<_>>()
+        });
+        let code_scores = futures::future::join_all(code.into_iter().map(
+            |(i, (reference, prompt, response))| {
+                let scorer = self.clone();
+                async move { (i, scorer.score(&reference, &prompt, &response).await) }
+            },
+        ))
+        .await;
+        let math_scores = math_scores
+            .await
+            .map_err(|e| format!("math grading failed: {e}"))?;
+        let mut all: Vec<(usize, Score)> = math_scores.into_iter().chain(code_scores).collect();
+        all.sort_by_key(|(i, _)| *i);
+        Ok(all.into_iter().map(|(_, s)| s).collect())
     }
 
     /// Scores `response` to a task with `prompt` and `reference`.

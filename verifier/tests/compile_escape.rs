@@ -193,7 +193,10 @@ async fn no_technique_reads_the_host_through_the_compiler() {
     let Some(mechanism) = confinement(&s).await else {
         // Refused up front is the fail-closed answer; nothing was compiled to leak.
         let (status, v) = s
-            .post("/run_code", &json!({"code": "int main(){}", "language": "c"}))
+            .post(
+                "/run_code",
+                &json!({"code": "int main(){}", "language": "c"}),
+            )
             .await;
         assert_eq!(status, 422, "{v}");
         return;
@@ -211,8 +214,14 @@ async fn no_technique_reads_the_host_through_the_compiler() {
             ] {
                 let what = format!("{} ({language}, {endpoint})", t.name);
                 assert!(!body.contains(&canary.secret), "{what} leaked: {body}");
-                assert!(!body.contains(&passwd_line), "{what} leaked /etc/passwd: {body}");
-                assert!(!body.contains("EXISTS"), "{what} saw the canary exists: {body}");
+                assert!(
+                    !body.contains(&passwd_line),
+                    "{what} leaked /etc/passwd: {body}"
+                );
+                assert!(
+                    !body.contains("EXISTS"),
+                    "{what} saw the canary exists: {body}"
+                );
                 checked += 1;
             }
             if mechanism == "namespaces" {
@@ -227,7 +236,12 @@ async fn no_technique_reads_the_host_through_the_compiler() {
                         .replace(&canary.path, "P")
                         .replace(&canary.absent, "P")
                 };
-                assert_eq!(normalise(&a), normalise(&b), "{} ({language}) reveals existence", t.name);
+                assert_eq!(
+                    normalise(&a),
+                    normalise(&b),
+                    "{} ({language}) reveals existence",
+                    t.name
+                );
             }
         }
     }

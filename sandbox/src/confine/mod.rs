@@ -28,8 +28,8 @@ mod seccomp;
 mod toolset;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use serde::{Deserialize, Serialize};
@@ -135,7 +135,8 @@ impl Jail {
                 Mechanism::Namespaces => match namespaces::find_bwrap() {
                     Some(p) => Some(p),
                     None => {
-                        reasons.push("namespaces: bwrap not found (Debian package bubblewrap)".into());
+                        reasons
+                            .push("namespaces: bwrap not found (Debian package bubblewrap)".into());
                         continue;
                     }
                 },
@@ -243,8 +244,8 @@ impl Jail {
         if ok || diagnostics.contains(&secret) {
             return Err("a host file outside the toolchain was readable through it".into());
         }
-        let (ok, diagnostics) = self
-            .probe_compile("#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n")?;
+        let (ok, diagnostics) =
+            self.probe_compile("#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n")?;
         if !ok {
             return Err(format!(
                 "a plain C program did not compile inside it: {}",
@@ -272,10 +273,7 @@ impl Jail {
             .command(work.path(), &self.tools.clang, &args, 30)
             .map_err(|e| format!("preparing: {e}"))?;
         // CPU seconds bound it (RLIMIT_CPU), and the probe reads nothing but its own source.
-        let output = jailed
-            .cmd
-            .output()
-            .map_err(|e| format!("starting: {e}"))?;
+        let output = jailed.cmd.output().map_err(|e| format!("starting: {e}"))?;
         let linked = output.status.success() && work.path().join("probe.wasm").is_file();
         Ok((linked, String::from_utf8_lossy(&output.stderr).into_owned()))
     }

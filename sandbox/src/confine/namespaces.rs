@@ -56,7 +56,13 @@ pub(super) fn command(
     }
     cmd.args(["--size", &TMPFS_BYTES.to_string(), "--tmpfs", "/tmp"]);
     cmd.arg("--bind").arg(work).arg(JAIL_WORK);
-    cmd.args(["--chdir", JAIL_WORK, "--seccomp", &SECCOMP_FD.to_string(), "--"]);
+    cmd.args([
+        "--chdir",
+        JAIL_WORK,
+        "--seccomp",
+        &SECCOMP_FD.to_string(),
+        "--",
+    ]);
     cmd.arg(program).args(args);
 
     let program_fd = filter_pipe(filter)?;

@@ -141,7 +141,11 @@ fn shared_libraries(exe: &Path) -> Result<Vec<PathBuf>, String> {
             Some((_, rest)) => rest.trim(),
             None => line.trim(),
         };
-        let Some(path) = path.split_whitespace().next().filter(|p| p.starts_with('/')) else {
+        let Some(path) = path
+            .split_whitespace()
+            .next()
+            .filter(|p| p.starts_with('/'))
+        else {
             if line.contains("not found") {
                 return Err(format!("{}: {}", exe.display(), line.trim()));
             }

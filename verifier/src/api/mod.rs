@@ -11,6 +11,8 @@ pub mod tasks;
 pub mod training;
 pub mod verify;
 
+pub use crate::ingest::{check_json, check_size, check_text};
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -163,50 +165,6 @@ async fn record_http(req: Request, next: Next) -> Response {
     metrics::histogram!("verifier_http_request_duration_seconds", &labels)
         .record(start.elapsed().as_secs_f64());
     response
-}
-
-/// Rejects text longer than `max` bytes, naming `field` (for text that is scored, not stored).
-pub fn check_size(field: &str, text: &str, max: usize) -> Result<(), ApiError> {
-    if text.len() > max {
-        return Err(ApiError::invalid(
-            field,
-            format!("{field} is {} bytes; the limit is {max}", text.len()),
-        ));
-    }
-    Ok(())
-}
-
-/// Rejects text to be stored that is longer than `max` bytes or holds a NUL character, which
-/// Postgres text cannot store, naming `field`.
-pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), ApiError> {
-    check_size(field, text, max)?;
-    if text.contains('\0') {
-        return Err(nul_error(field));
-    }
-    Ok(())
-}
-
-/// Rejects JSON to be stored with a NUL character in any key or string (jsonb cannot hold one).
-pub fn check_json(field: &str, value: &serde_json::Value) -> Result<(), ApiError> {
-    fn has_nul(v: &serde_json::Value) -> bool {
-        match v {
-            serde_json::Value::String(s) => s.contains('\0'),
-            serde_json::Value::Array(a) => a.iter().any(has_nul),
-            serde_json::Value::Object(o) => o.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
-            _ => false,
-        }
-    }
-    if has_nul(value) {
-        return Err(nul_error(field));
-    }
-    Ok(())
-}
-
-fn nul_error(field: &str) -> ApiError {
-    ApiError::invalid(
-        field,
-        format!("{field} contains a NUL character (U+0000), which the pool cannot store"),
-    )
 }
 
 /// Rejects a page size outside 1–1000.

@@ -2,18 +2,16 @@
 
 use axum::Json;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use axum::http::header;
+use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
-use super::{ApiQuery, AppState, check_json, check_text, extract};
-use crate::dataset;
+use super::{ApiQuery, AppState, extract};
 use crate::error::ApiError;
+use crate::ingest::{self, TasksStored};
 use crate::pool::Page;
-use crate::pool::tasks::{self, InsertError, TaskFilter, TaskOutcome, TaskRow, TaskSummary};
-use crate::task::{NewTask, Reference, TaskKind};
+use crate::pool::tasks::{self, TaskFilter, TaskSummary};
+use crate::task::{NewTask, TaskKind};
 
 /// A JSON batch of tasks.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -29,30 +27,6 @@ pub struct NewTasks {
 pub struct UploadQuery {
     /// Dataset name for JSON Lines uploads of benchmark rows (GSM8K, MATH, HumanEval shapes).
     pub dataset: Option<String>,
-}
-
-/// What happened to one uploaded task.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TaskStored {
-    /// Stable id.
-    pub id: Uuid,
-    /// Dataset.
-    pub dataset: String,
-    /// Id within the dataset.
-    pub external_id: String,
-    /// `created` or `unchanged`.
-    pub status: TaskOutcome,
-}
-
-/// Result of an upload.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TasksStored {
-    /// Newly stored.
-    pub created: usize,
-    /// Already present, identical.
-    pub unchanged: usize,
-    /// Per task, in upload order.
-    pub tasks: Vec<TaskStored>,
 }
 
 /// Upload tasks: a JSON body `{"tasks": [...]}`, or JSON Lines (`Content-Type:
@@ -81,119 +55,12 @@ pub async fn upload(
         let dataset = q
             .dataset
             .ok_or_else(|| ApiError::invalid("dataset", "JSON Lines uploads need ?dataset=NAME"))?;
-        (parse_lines(&dataset, &bytes)?, "lines")
+        (ingest::parse_lines(&dataset, &bytes)?, "lines")
     } else {
         (extract::parse_json::<NewTasks>(&bytes)?.tasks, "tasks")
     };
-    let rows = validate(new, prefix)?;
-    let stored = tasks::insert_batch(&s.db, &rows)
-        .await
-        .map_err(|e| match e {
-            InsertError::Conflict { index } => ApiError::conflict(
-                format!("{prefix}[{index}]"),
-                format!(
-                    "task {}/{} already exists with different content",
-                    rows[index].dataset, rows[index].external_id
-                ),
-            ),
-            InsertError::Db(e) => e.into(),
-        })?;
-    let tasks: Vec<TaskStored> = rows
-        .into_iter()
-        .zip(stored)
-        .map(|(r, (id, status))| TaskStored {
-            id,
-            dataset: r.dataset,
-            external_id: r.external_id,
-            status,
-        })
-        .collect();
-    let created = tasks
-        .iter()
-        .filter(|t| t.status == TaskOutcome::Created)
-        .count();
-    Ok(Json(TasksStored {
-        created,
-        unchanged: tasks.len() - created,
-        tasks,
-    }))
-}
-
-/// Parses JSON Lines of benchmark rows (blank lines skipped).
-pub fn parse_lines(dataset: &str, bytes: &[u8]) -> Result<Vec<NewTask>, ApiError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| ApiError::Invalid {
-        field: None,
-        message: format!("body is not UTF-8: {e}"),
-        status: StatusCode::BAD_REQUEST,
-    })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            let row: Value = serde_json::from_str(line).map_err(|e| ApiError::Invalid {
-                field: Some(format!("lines[{i}]")),
-                message: format!("line {}: {e}", i + 1),
-                status: StatusCode::BAD_REQUEST,
-            })?;
-            dataset::task_from_row(dataset, i, row).map_err(|e| {
-                ApiError::invalid(format!("lines[{i}]"), format!("line {}: {e}", i + 1))
-            })
-        })
-        .collect()
-}
-
-/// Checks every task and types its reference; errors name `{prefix}[i].field`.
-pub fn validate(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, ApiError> {
-    if new.is_empty() {
-        return Err(ApiError::invalid(prefix, "no tasks given"));
-    }
-    let mut seen = std::collections::HashSet::new();
-    new.into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let at = |f: &str| format!("{prefix}[{i}].{f}");
-            check_text(&at("dataset"), &t.dataset, 200)?;
-            check_text(&at("external_id"), &t.external_id, 500)?;
-            check_text(&at("prompt"), &t.prompt, 1 << 20)?;
-            if t.dataset.is_empty() {
-                return Err(ApiError::invalid(
-                    at("dataset"),
-                    "dataset must not be empty",
-                ));
-            }
-            if !seen.insert((t.dataset.clone(), t.external_id.clone())) {
-                return Err(ApiError::invalid(
-                    at("external_id"),
-                    format!("duplicate external_id `{}` in this upload", t.external_id),
-                ));
-            }
-            let reference = Reference::from_json(t.kind, &t.reference).map_err(|e| {
-                ApiError::invalid(
-                    at("reference"),
-                    format!("bad {} reference: {e}", t.kind.as_str()),
-                )
-            })?;
-            let metadata = t
-                .metadata
-                .unwrap_or_else(|| Value::Object(Default::default()));
-            if !metadata.is_object() {
-                return Err(ApiError::invalid(
-                    at("metadata"),
-                    "metadata must be a JSON object",
-                ));
-            }
-            check_json(&at("metadata"), &metadata)?;
-            check_json(&at("reference"), &t.reference)?;
-            Ok(TaskRow {
-                dataset: t.dataset,
-                external_id: t.external_id,
-                kind: t.kind,
-                prompt: t.prompt,
-                reference,
-                metadata,
-            })
-        })
-        .collect()
+    let rows = ingest::validate_tasks(new, prefix)?;
+    Ok(Json(ingest::import_tasks(&s.db, rows, prefix).await?))
 }
 
 /// Filters and cursor for listing tasks.

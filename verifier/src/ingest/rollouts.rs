@@ -1,0 +1,332 @@
+//! Submitting rollouts: each response verified against its task, then the batch stored in one
+//! transaction, idempotently by client-chosen id.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{IngestError, check_json, check_text};
+use crate::pool::rollouts::{self, RolloutRow};
+use crate::pool::{agents, tasks};
+use crate::scoring::{Scorer, redact};
+use crate::task::Reference;
+
+/// How much one submission may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchLimits {
+    /// Most rollouts in one batch.
+    pub max_batch: usize,
+    /// Most bytes in one response.
+    pub max_response_bytes: usize,
+}
+
+/// One response to verify and store.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewRollout {
+    /// Client-chosen id: resubmitting it returns the stored result instead of a duplicate.
+    /// Generated (UUIDv7) when absent.
+    #[serde(default)]
+    pub id: Option<Uuid>,
+    /// Task answered.
+    pub task_id: Uuid,
+    /// Agent that answered.
+    pub agent_id: Uuid,
+    /// Training run (default `default`).
+    #[serde(default = "crate::api::default_run")]
+    pub run: String,
+    /// Training step (default 0).
+    #[serde(default)]
+    pub step: i64,
+    /// Version of the generating policy (default 0).
+    #[serde(default)]
+    pub policy_version: i64,
+    /// The full response text.
+    pub response: String,
+    /// Response tokens under the generating tokenizer.
+    #[serde(default)]
+    pub token_count: Option<i32>,
+    /// Mean token log-prob under the generating policy.
+    #[serde(default)]
+    pub logprob_mean: Option<f64>,
+    /// Summed token log-prob under the generating policy.
+    #[serde(default)]
+    pub logprob_sum: Option<f64>,
+    /// Free-form metadata (sampling settings, …).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub metadata: Option<Value>,
+}
+
+/// The stored result of one submitted rollout.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RolloutResult {
+    /// Rollout id.
+    pub id: Uuid,
+    /// Task.
+    pub task_id: Uuid,
+    /// Agent.
+    pub agent_id: Uuid,
+    /// Reward in [0, 1].
+    pub reward: f64,
+    /// Fully correct.
+    pub correct: bool,
+    /// `scored` or `judge_error`.
+    pub status: String,
+    /// Verdict without reference-side details.
+    #[schema(value_type = Object)]
+    pub verdict: Value,
+    /// True when this id was already stored (the stored result is returned).
+    pub duplicate: bool,
+}
+
+/// Response to a submission.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubmitResult {
+    /// Stored now.
+    pub created: usize,
+    /// Already stored before.
+    pub duplicates: usize,
+    /// Per rollout, in submission order.
+    pub results: Vec<RolloutResult>,
+}
+
+/// Verifies and stores `items`: all or nothing (an unknown task or agent refuses the batch);
+/// ids already stored with the same content come back as duplicates, with other content as a
+/// conflict; rows a concurrent submission stored first are reported as duplicates too.
+pub async fn submit_rollouts(
+    db: &PgPool,
+    scorer: &Arc<Scorer>,
+    items: Vec<NewRollout>,
+    limits: BatchLimits,
+) -> Result<SubmitResult, IngestError> {
+    validate(&items, limits.max_batch, limits.max_response_bytes)?;
+    let ids: Vec<Uuid> = items
+        .iter()
+        .map(|r| r.id.unwrap_or_else(Uuid::now_v7))
+        .collect();
+
+    let mut stored: HashMap<Uuid, RolloutRow> = rollouts::by_ids(db, &ids)
+        .await?
+        .into_iter()
+        .map(|r| (r.row.id, r.row))
+        .collect();
+    for (i, (item, id)) in items.iter().zip(&ids).enumerate() {
+        if let Some(old) = stored.get(id) {
+            ensure_same(i, item, old)?;
+        }
+    }
+    let fresh: Vec<usize> = (0..items.len())
+        .filter(|&i| !stored.contains_key(&ids[i]))
+        .collect();
+
+    let task_ids: Vec<Uuid> = unique(fresh.iter().map(|&i| items[i].task_id));
+    let task_map: HashMap<Uuid, tasks::ScoringTask> = tasks::for_scoring(db, &task_ids)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let agent_ids: Vec<Uuid> = unique(fresh.iter().map(|&i| items[i].agent_id));
+    let known_agents: HashSet<Uuid> = agents::existing(db, &agent_ids)
+        .await?
+        .into_iter()
+        .collect();
+    for &i in &fresh {
+        if !task_map.contains_key(&items[i].task_id) {
+            return Err(IngestError::NotFound {
+                field: format!("rollouts[{i}].task_id"),
+                message: format!("no task {}", items[i].task_id),
+            });
+        }
+        if !known_agents.contains(&items[i].agent_id) {
+            return Err(IngestError::NotFound {
+                field: format!("rollouts[{i}].agent_id"),
+                message: format!("no agent {}", items[i].agent_id),
+            });
+        }
+    }
+
+    let jobs: Vec<(Reference, String, String)> = fresh
+        .iter()
+        .map(|&i| {
+            let t = &task_map[&items[i].task_id];
+            (
+                t.reference.clone(),
+                t.prompt.clone(),
+                items[i].response.clone(),
+            )
+        })
+        .collect();
+    let scores = scorer
+        .score_batch(jobs)
+        .await
+        .map_err(IngestError::Internal)?;
+
+    let rows: Vec<RolloutRow> = fresh
+        .iter()
+        .zip(scores)
+        .map(|(&i, score)| {
+            let r = &items[i];
+            RolloutRow {
+                id: ids[i],
+                run: r.run.clone(),
+                task_id: r.task_id,
+                agent_id: r.agent_id,
+                step: r.step,
+                policy_version: r.policy_version,
+                response: r.response.clone(),
+                token_count: r.token_count,
+                logprob_mean: r.logprob_mean,
+                logprob_sum: r.logprob_sum,
+                reward: score.reward,
+                correct: score.correct,
+                status: score.status.as_str().to_string(),
+                verdict: score.verdict,
+                metadata: r
+                    .metadata
+                    .clone()
+                    .unwrap_or_else(|| Value::Object(Default::default())),
+            }
+        })
+        .collect();
+    let inserted: HashSet<Uuid> = rollouts::insert_batch(db, &rows)
+        .await?
+        .into_iter()
+        .collect();
+
+    // Rows a concurrent submission of the same ids stored first are reported as duplicates.
+    let raced: Vec<Uuid> = rows
+        .iter()
+        .map(|r| r.id)
+        .filter(|id| !inserted.contains(id))
+        .collect();
+    if !raced.is_empty() {
+        for r in rollouts::by_ids(db, &raced).await? {
+            stored.insert(r.row.id, r.row);
+        }
+    }
+    for r in rows.into_iter().filter(|r| inserted.contains(&r.id)) {
+        stored.insert(r.id, r);
+    }
+    let results: Vec<RolloutResult> = ids
+        .iter()
+        .map(|id| RolloutResult::new(&stored[id], !inserted.contains(id)))
+        .collect();
+    metrics::counter!("verifier_rollouts_stored_total").increment(inserted.len() as u64);
+    Ok(SubmitResult {
+        created: inserted.len(),
+        duplicates: results.len() - inserted.len(),
+        results,
+    })
+}
+
+impl RolloutResult {
+    /// The API view of a stored row: its verdict without reference-side details.
+    fn new(r: &RolloutRow, duplicate: bool) -> Self {
+        Self {
+            id: r.id,
+            task_id: r.task_id,
+            agent_id: r.agent_id,
+            reward: r.reward,
+            correct: r.correct,
+            status: r.status.clone(),
+            verdict: redact(&r.verdict),
+            duplicate,
+        }
+    }
+}
+
+fn unique(ids: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
+    let set: HashSet<Uuid> = ids.collect();
+    set.into_iter().collect()
+}
+
+fn validate(
+    items: &[NewRollout],
+    max_batch: usize,
+    max_response: usize,
+) -> Result<(), IngestError> {
+    if items.is_empty() {
+        return Err(IngestError::invalid("rollouts", "no rollouts given"));
+    }
+    if items.len() > max_batch {
+        return Err(IngestError::invalid(
+            "rollouts",
+            format!(
+                "{} rollouts exceed the batch limit of {max_batch}",
+                items.len()
+            ),
+        ));
+    }
+    let mut ids = HashSet::new();
+    for (i, r) in items.iter().enumerate() {
+        let at = |f: &str| format!("rollouts[{i}].{f}");
+        if let Some(id) = r.id
+            && !ids.insert(id)
+        {
+            return Err(IngestError::invalid(
+                at("id"),
+                format!("id {id} appears twice in this batch"),
+            ));
+        }
+        check_text(&at("response"), &r.response, max_response)?;
+        check_text(&at("run"), &r.run, 200)?;
+        if r.run.is_empty() {
+            return Err(IngestError::invalid(at("run"), "run must not be empty"));
+        }
+        if r.step < 0 {
+            return Err(IngestError::invalid(at("step"), "step must be >= 0"));
+        }
+        if r.token_count.is_some_and(|n| n < 0) {
+            return Err(IngestError::invalid(
+                at("token_count"),
+                "token_count must be >= 0",
+            ));
+        }
+        for (name, v) in [
+            ("logprob_mean", r.logprob_mean),
+            ("logprob_sum", r.logprob_sum),
+        ] {
+            if v.is_some_and(|x| !x.is_finite() || x > 0.0) {
+                return Err(IngestError::invalid(
+                    at(name),
+                    format!("{name} must be a finite log-probability (<= 0)"),
+                ));
+            }
+        }
+        if r.metadata.as_ref().is_some_and(|m| !m.is_object()) {
+            return Err(IngestError::invalid(
+                at("metadata"),
+                "metadata must be a JSON object",
+            ));
+        }
+        if let Some(m) = &r.metadata {
+            check_json(&at("metadata"), m)?;
+        }
+    }
+    Ok(())
+}
+
+fn ensure_same(i: usize, new: &NewRollout, old: &RolloutRow) -> Result<(), IngestError> {
+    let same = new.task_id == old.task_id
+        && new.agent_id == old.agent_id
+        && new.run == old.run
+        && new.step == old.step
+        && new.response == old.response;
+    if same {
+        Ok(())
+    } else {
+        Err(IngestError::Conflict {
+            field: format!("rollouts[{i}].id"),
+            message: format!(
+                "rollout {} is already stored with different content",
+                old.id
+            ),
+        })
+    }
+}
