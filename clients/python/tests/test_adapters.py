@@ -83,3 +83,20 @@ def test_verl_compute_score_loaded_by_path_as_verl_does(url: str, monkeypatch, m
         ground_truths=["18", "2"],
         extra_infos=[None, None],
     ) == [1.0, 0.0]
+
+
+class _Scalar:
+    """Stands for a numpy scalar as `datasets` hands it over (`tolist()` gives the value)."""
+
+    def __init__(self, value: object):
+        self.value = value
+
+    def tolist(self) -> object:
+        return self.value
+
+
+def test_labels_from_array_columns_are_sent_as_plain_json(url: str, monkeypatch):
+    fn = hacrl.trl.reward(url)
+    assert fn(prompts=["p"], completions=["\\boxed{18}"], answer=[_Scalar(18)]) == [1.0]
+    monkeypatch.setenv("HACRL_URL", url)
+    assert hacrl.verl.compute_score("s", "\\boxed{7}", _Scalar(7)) == 1.0

@@ -350,3 +350,17 @@ def _decode(r: httpx.Response) -> Any:
             r.status_code, str(err.get("code", "")), str(err.get("message", "")), err.get("field")
         )
     raise HacrlError(r.status_code, "http_error", r.text[:500])
+
+
+def jsonable(v: Any) -> Any:
+    """Dataset values (numpy scalars and arrays, pyarrow rows) as plain JSON values, so that
+    labels read from parquet or `datasets` columns can be sent as they are."""
+    if callable(getattr(v, "tolist", None)):  # numpy scalars and arrays
+        return jsonable(v.tolist())
+    if callable(getattr(v, "as_py", None)):  # pyarrow scalars
+        return jsonable(v.as_py())
+    if isinstance(v, dict):
+        return {str(k): jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    return v

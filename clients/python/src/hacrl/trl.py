@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional, Sequence, Union
 
-from .client import Client
+from .client import Client, jsonable
 
 RewardFunc = Callable[..., List[float]]
 
@@ -90,24 +90,10 @@ def reward(
                 f"(columns: {sorted(columns)})"
             )
         # Only the completion is graded: the prompt holds no answer worth matching.
-        return [float(x) for x in client.reward(responses, [_jsonable(v) for v in labels])["rewards"]]
+        return [float(x) for x in client.reward(responses, [jsonable(v) for v in labels])["rewards"]]
 
     score.__name__ = name
     return score
-
-
-def _jsonable(v: Any) -> Any:
-    """Dataset values (numpy scalars, pyarrow rows) as plain JSON values."""
-    if hasattr(v, "item") and callable(v.item):
-        try:
-            return v.item()
-        except (TypeError, ValueError):
-            pass
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    return v
 
 
 __all__ = ["reward"]

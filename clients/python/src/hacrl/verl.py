@@ -20,7 +20,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence
 
 # Absolute: verl loads this file by path (importlib), outside its package.
-from hacrl.client import Client
+from hacrl.client import Client, jsonable
 
 _clients: Dict[str, Client] = {}
 
@@ -37,7 +37,7 @@ def _client() -> Client:
 def _label(ground_truth: Any, extra_info: Optional[Dict[str, Any]]) -> Any:
     if isinstance(extra_info, dict) and extra_info.get("task_id"):
         return {"task_id": str(extra_info["task_id"])}
-    return ground_truth
+    return jsonable(ground_truth)
 
 
 def compute_score(
