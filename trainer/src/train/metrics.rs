@@ -155,3 +155,52 @@ impl StepOutcome {
         parts.join("; ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_row_serializes_to_the_columns_and_extra_keys_of_train_metrics() {
+        let id = Uuid::new_v4();
+        let row = StepMetrics {
+            run: "r",
+            agent_id: id,
+            step: 3,
+            loss: 0.5,
+            reward_mean: 0.25,
+            accuracy: 0.25,
+            clip_fraction: 0.1,
+            kl: 0.0,
+            grad_norm: 2.0,
+            extra: StepExtra {
+                algorithm: Algorithm::Hacpo,
+                capability: 0.3,
+                omega_source_over_learner: [("b".to_string(), 2.0)].into(),
+                sequences: 8,
+                cross_sequences: 4,
+                cross_ratio_mean: 0.9,
+                skipped: 0,
+                eval_accuracy: None,
+                generate_seconds: 1.5,
+                train_seconds: 2.5,
+            },
+        };
+        // The object `trainer run` has always posted to /v1/metrics.
+        let expected = json!({
+            "run": "r", "agent_id": id, "step": 3,
+            "loss": 0.5, "reward_mean": 0.25, "accuracy": 0.25,
+            "clip_fraction": 0.1, "kl": 0.0, "grad_norm": 2.0,
+            "extra": {
+                "algorithm": "hacpo", "capability": 0.3,
+                "omega_source_over_learner": {"b": 2.0}, "sequences": 8,
+                "cross_sequences": 4, "cross_ratio_mean": 0.9,
+                "skipped": 0, "eval_accuracy": null,
+                "generate_seconds": 1.5, "train_seconds": 2.5,
+            },
+        });
+        assert_eq!(serde_json::to_value(&row).unwrap(), expected);
+    }
+}
