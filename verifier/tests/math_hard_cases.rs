@@ -30,8 +30,15 @@ fn hard() -> Vec<Case> {
     load(include_str!("data/math_hard_cases.jsonl"))
 }
 
-/// Grades a set; returns (false positives, misses, agreement per category).
-fn grade(cases: &[Case]) -> (Vec<String>, Vec<String>, BTreeMap<String, (usize, usize)>) {
+/// A graded set: the wrong answers rewarded, the right answers missed, and per category the
+/// number of verdicts that agree with the labels out of the cases.
+struct Graded {
+    false_positives: Vec<String>,
+    misses: Vec<String>,
+    per_category: BTreeMap<String, (usize, usize)>,
+}
+
+fn grade(cases: &[Case]) -> Graded {
     let mut false_positives = Vec::new();
     let mut misses = Vec::new();
     let mut per_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -60,7 +67,11 @@ fn grade(cases: &[Case]) -> (Vec<String>, Vec<String>, BTreeMap<String, (usize, 
             misses.push(line);
         }
     }
-    (false_positives, misses, per_category)
+    Graded {
+        false_positives,
+        misses,
+        per_category,
+    }
 }
 
 fn report(name: &str, cases: &[Case], per_category: &BTreeMap<String, (usize, usize)>) {
@@ -78,7 +89,11 @@ fn report(name: &str, cases: &[Case], per_category: &BTreeMap<String, (usize, us
 #[test]
 fn hard_set_has_no_false_positive_and_reports_agreement() {
     let cases = hard();
-    let (false_positives, misses, per_category) = grade(&cases);
+    let Graded {
+        false_positives,
+        misses,
+        per_category,
+    } = grade(&cases);
     report("math_hard_cases", &cases, &per_category);
     for m in &misses {
         eprintln!("miss: {m}");
@@ -101,7 +116,11 @@ fn hard_set_has_no_false_positive_and_reports_agreement() {
 #[test]
 fn old_set_has_no_false_positive() {
     let cases = load(include_str!("data/math_cases.jsonl"));
-    let (false_positives, _, per_category) = grade(&cases);
+    let Graded {
+        false_positives,
+        per_category,
+        ..
+    } = grade(&cases);
     report("math_cases", &cases, &per_category);
     assert!(
         false_positives.is_empty(),
