@@ -102,6 +102,11 @@ const NOBODY: u32 = 65534;
 /// Processes (threads included) that one compile may use: clang, wasm-ld, bwrap's two.
 const PROCESSES_PER_COMPILE: u64 = 8;
 
+/// The least process cap for `nobody`. The count is per user across the host, so every
+/// sandbox (and every replica) compiling as `nobody` shares it; a cap hit would fail a correct
+/// program's compile, so it is sized for many concurrent compiles, bounding only runaways.
+const NOBODY_PROCESSES: u64 = 1024;
+
 /// A confinement established on this host for one toolchain.
 #[derive(Clone)]
 pub(crate) struct Jail {
@@ -123,7 +128,7 @@ impl Jail {
     ) -> Result<Jail, String> {
         let filter = seccomp::Filter::build()?;
         let drop_to_nobody = (unsafe { libc::geteuid() } == 0)
-            .then_some(PROCESSES_PER_COMPILE * concurrency.max(1) as u64 + 8);
+            .then_some((PROCESSES_PER_COMPILE * concurrency.max(1) as u64).max(NOBODY_PROCESSES));
         let order: &[Mechanism] = match choice {
             ConfinementChoice::Auto => &[Mechanism::Namespaces, Mechanism::Landlock],
             ConfinementChoice::Namespaces => &[Mechanism::Namespaces],

@@ -57,6 +57,19 @@ impl TestService {
     /// Starts the service with `limits`; its database traffic goes through `via` when given
     /// (a proxy the test can cut), while `db` always connects directly.
     pub async fn start_with(limits: Limits, via: Option<SocketAddr>) -> Self {
+        Self::start_full(limits, via, default_sandbox()).await
+    }
+
+    /// Starts the service with its sandbox set up by `sandbox`.
+    pub async fn start_with_sandbox(sandbox: code::SandboxArgs) -> Self {
+        Self::start_full(Limits::default(), None, sandbox).await
+    }
+
+    async fn start_full(
+        limits: Limits,
+        via: Option<SocketAddr>,
+        sandbox: code::SandboxArgs,
+    ) -> Self {
         let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
         let base = database_url();
         let admin = pool::connect(&base, 1, Duration::from_secs(10))
@@ -81,7 +94,7 @@ impl TestService {
         };
         let service_db =
             pool::connect_lazy(&service_url, 8, Duration::from_secs(2)).expect("lazy pool");
-        let judge = code::Judge::new(&default_sandbox()).expect("sandbox starts");
+        let judge = code::Judge::new(&sandbox).expect("sandbox starts");
         let state = AppState::new(service_db, judge, limits);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
