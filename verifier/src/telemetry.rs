@@ -39,6 +39,12 @@ const QUEUE_WAIT_BUCKETS: &[f64] = &[
     0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
 ];
 
+/// Upper bounds (seconds) of every other latency histogram: request handling and sandbox runs,
+/// from sub-millisecond math checks to programs that run into the time limit.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
 /// The sandbox queue's gauge and histogram names.
 const QUEUE_DEPTH: &str = "verifier_sandbox_queue_depth";
 const QUEUE_WAIT: &str = "verifier_sandbox_queue_wait_seconds";
@@ -48,13 +54,61 @@ pub fn prometheus() -> PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
-            PrometheusBuilder::new()
-                .set_buckets_for_metric(Matcher::Full(QUEUE_WAIT.into()), QUEUE_WAIT_BUCKETS)
-                .expect("the bucket list is not empty")
+            // Buckets make every histogram a Prometheus histogram (summaries' quantiles cannot
+            // be aggregated across replicas).
+            let handle = PrometheusBuilder::new()
+                .set_buckets(LATENCY_BUCKETS)
+                .and_then(|b| {
+                    b.set_buckets_for_metric(Matcher::Full(QUEUE_WAIT.into()), QUEUE_WAIT_BUCKETS)
+                })
+                .expect("the bucket lists are not empty")
                 .install_recorder()
-                .expect("no other metrics recorder is installed")
+                .expect("no other metrics recorder is installed");
+            describe();
+            handle
         })
         .clone()
+}
+
+/// The `# HELP` line of every metric the service exports.
+fn describe() {
+    use metrics::Unit;
+    metrics::describe_counter!(
+        "verifier_http_requests_total",
+        "HTTP requests answered, by method, route and status"
+    );
+    metrics::describe_histogram!(
+        "verifier_http_request_duration_seconds",
+        Unit::Seconds,
+        "Time to answer an HTTP request, by method, route and status"
+    );
+    metrics::describe_counter!(
+        "verifier_verifications_total",
+        "Responses scored, by kind (math, code) and outcome"
+    );
+    metrics::describe_counter!(
+        "verifier_rollouts_stored_total",
+        "Rollouts stored in the pool (duplicates not counted)"
+    );
+    metrics::describe_counter!(
+        "verifier_sandbox_runs_total",
+        "Sandbox runs, by runtime and status (refused and busy runs included)"
+    );
+    metrics::describe_histogram!(
+        "verifier_sandbox_run_seconds",
+        Unit::Seconds,
+        "Wall time of a sandbox run, by runtime"
+    );
+    metrics::describe_gauge!(
+        "verifier_pool_rollouts",
+        "Rollouts in the pool, estimated from Postgres's table statistics"
+    );
+    metrics::describe_gauge!(QUEUE_DEPTH, "Sandbox runs waiting for a free slot");
+    metrics::describe_histogram!(
+        QUEUE_WAIT,
+        Unit::Seconds,
+        "How long sandbox runs waited for a free slot"
+    );
 }
 
 /// Exports the sandbox's queue: `verifier_sandbox_queue_depth` (runs waiting for a slot, gauge)

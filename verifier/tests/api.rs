@@ -720,7 +720,18 @@ async fn operations_endpoints() {
         "verifier_pool_rollouts",
     ] {
         assert!(text.contains(series), "metrics lack {series}:\n{text}");
+        // Every metric says what it is.
+        assert!(
+            text.contains(&format!("# HELP {series} ")),
+            "{series} has no HELP line:\n{text}"
+        );
     }
+    // Latencies are histograms with buckets (aggregatable across replicas), not summaries.
+    assert!(
+        text.contains("# TYPE verifier_http_request_duration_seconds histogram")
+            && text.contains("verifier_http_request_duration_seconds_bucket{"),
+        "request latency is not a histogram:\n{text}"
+    );
 }
 
 #[tokio::test]

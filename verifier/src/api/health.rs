@@ -28,10 +28,11 @@ pub async fn readyz(State(s): State<AppState>) -> (StatusCode, Json<Value>) {
     }
 }
 
-/// Prometheus text exposition: requests, latencies, verifications, sandbox runs, pool size.
+/// Prometheus text exposition: requests, latencies, verifications, sandbox runs, pool size
+/// (an estimate from Postgres's statistics).
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, content_type = "text/plain")))]
 pub async fn metrics(State(s): State<AppState>) -> String {
-    if let Ok(n) = pool::rollout_count(&s.db).await {
+    if let Ok(n) = pool::rollout_estimate(&s.db).await {
         metrics::gauge!("verifier_pool_rollouts").set(n as f64);
     }
     s.prometheus.render()
