@@ -173,9 +173,13 @@ fn undecided_answers_name_their_rule() {
     let v = verify("12:00", "$1:00$", &o);
     assert!(!v.correct);
     assert_eq!(v.rule, Rule::Text);
-    let v = verify("D = (0, 1)", "$D = (0, 1.5)$", &o);
+    // Structures on the sides of a relation compare as themselves, not as `lhs - rhs`.
+    let v = verify("D = [0, 1)", "$D = [0, 1.5)$", &o);
     assert!(!v.correct);
     assert_eq!(v.rule, Rule::Interval);
+    let v = verify("D = (0, 1)", "$D = (0, 1.5)$", &o);
+    assert!(!v.correct);
+    assert_eq!(v.rule, Rule::Tuple);
     let v = verify(
         "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
         "$\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix} + \\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$",
