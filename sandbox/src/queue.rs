@@ -139,3 +139,13 @@ impl Queue {
         }
     }
 }
+
+/// A sandbox task that is aborted when its caller stops waiting (e.g. the HTTP client went away),
+/// so that it leaves the queue, or frees its slot at its next yield, for runs someone awaits.
+pub(crate) struct AbortOnDrop<T>(pub(crate) tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

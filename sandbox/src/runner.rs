@@ -171,7 +171,7 @@ impl Sandbox {
             .workers
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
-        let mut task = AbortOnDrop(workers.spawn(async move {
+        let mut task = crate::queue::AbortOnDrop(workers.spawn(async move {
             let _slot = inner.queue.admit(max_wait).await?;
             Ok(match program.language {
                 Language::Python => inner.python.run(&inner, &program, &limits).await,
@@ -185,40 +185,8 @@ impl Sandbox {
             tracing::error!(error = %e, "sandbox run panicked");
             Ok(Outcome::internal(format!("sandbox run failed: {e}")))
         })?;
-        explain_unsupported_cpp(&mut outcome);
+        crate::cpp::explain_unsupported(&mut outcome);
         Ok(outcome)
-    }
-}
-
-/// A sandbox task that is aborted when its caller stops waiting (e.g. the HTTP client went away),
-/// so that it leaves the queue, or frees its slot at its next yield, for runs someone awaits.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// What the sandbox's C++ lacks, stated when clang's own error would leave the reader guessing.
-const CPP_EXCEPTIONS_UNSUPPORTED: &str = "C++ exceptions (try/throw/catch) are not supported \
-    in this sandbox: Debian's wasm32-wasi libc++ and libc++abi are built without exception \
-    support, and clang 19 emits only the legacy wasm exception instructions, which wasmtime 48 \
-    does not run; library calls that would throw (std::stoi on bad input, vector::at out of \
-    range) abort the program instead";
-
-/// Turns clang's "cannot use 'try' with exceptions disabled" into a statement of what the
-/// sandbox does not support, in both the outcome's message and the diagnostics users read.
-fn explain_unsupported_cpp(outcome: &mut Outcome) {
-    let Some(compile) = outcome.compile.as_mut() else {
-        return;
-    };
-    if outcome.status == Status::CompileError && compile.stderr.contains("with exceptions disabled")
-    {
-        compile.stderr.push_str("note: ");
-        compile.stderr.push_str(CPP_EXCEPTIONS_UNSUPPORTED);
-        compile.stderr.push('\n');
-        outcome.message = Some(CPP_EXCEPTIONS_UNSUPPORTED.to_string());
     }
 }
 

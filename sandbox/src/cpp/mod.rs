@@ -3,8 +3,12 @@
 //! They are embedded in the binary and written into each compile's own work folder, because the
 //! compile runs confined to that folder plus the toolchain: nothing in the source tree (or
 //! anywhere else on the host) is visible to it.
+//!
+//! It also words what the sandbox's C++ cannot do (exceptions) where clang's error would not say why.
 
 use std::path::Path;
+
+use crate::{Outcome, Status};
 
 /// Folder, relative to the work folder, passed to clang with `-isystem`.
 pub(crate) const INCLUDE_DIR: &str = "include";
@@ -35,4 +39,26 @@ pub(crate) fn write_headers(dir: &Path) -> std::io::Result<()> {
         std::fs::write(file, contents)?;
     }
     Ok(())
+}
+
+/// What the sandbox's C++ lacks, stated when clang's own error would leave the reader guessing.
+const CPP_EXCEPTIONS_UNSUPPORTED: &str = "C++ exceptions (try/throw/catch) are not supported \
+    in this sandbox: Debian's wasm32-wasi libc++ and libc++abi are built without exception \
+    support, and clang 19 emits only the legacy wasm exception instructions, which wasmtime 48 \
+    does not run; library calls that would throw (std::stoi on bad input, vector::at out of \
+    range) abort the program instead";
+
+/// Turns clang's "cannot use 'try' with exceptions disabled" into a statement of what the
+/// sandbox does not support, in both the outcome's message and the diagnostics users read.
+pub(crate) fn explain_unsupported(outcome: &mut Outcome) {
+    let Some(compile) = outcome.compile.as_mut() else {
+        return;
+    };
+    if outcome.status == Status::CompileError && compile.stderr.contains("with exceptions disabled")
+    {
+        compile.stderr.push_str("note: ");
+        compile.stderr.push_str(CPP_EXCEPTIONS_UNSUPPORTED);
+        compile.stderr.push('\n');
+        outcome.message = Some(CPP_EXCEPTIONS_UNSUPPORTED.to_string());
+    }
 }

@@ -1,0 +1,261 @@
+//! Running a program against each test style (assert, stdio, call) and reading its results.
+
+use sandbox::{Language, Limits, Outcome, Program, RunError, Status};
+
+use super::harness::{self, CaseReport};
+use super::{CallCase, CaseVerdict, Judge, StdioCase, compare};
+
+/// Most characters of program output kept in a verdict.
+const SHOWN_CHARS: usize = 1000;
+
+/// The first `SHOWN_CHARS` characters of `s`.
+fn head(s: &str) -> String {
+    s.chars().take(SHOWN_CHARS).collect()
+}
+
+/// The last `SHOWN_CHARS` characters of `s` (tracebacks end with the useful part).
+fn tail(s: &str) -> Option<String> {
+    let n = s.chars().count();
+    (n > 0).then(|| s.chars().skip(n.saturating_sub(SHOWN_CHARS)).collect())
+}
+
+/// The case status for a run that did not end normally.
+fn abnormal(outcome: &Outcome) -> &'static str {
+    match outcome.status {
+        Status::Ok | Status::RuntimeError => "runtime_error",
+        Status::Timeout => "timeout",
+        Status::MemoryLimit => "memory_limit",
+        Status::OutputLimit => "output_limit",
+        Status::CompileError => "compile_error",
+        Status::InternalError => "internal_error",
+    }
+}
+
+impl Judge {
+    /// Runs a program built by the judge, mapping refusals to a judge error.
+    pub(super) async fn run_built(
+        &self,
+        program: Program,
+    ) -> Result<Outcome, (&'static str, String)> {
+        self.run(program).await.map_err(|e| match e {
+            RunError::UnsupportedLanguage(m) => ("unsupported_language", m),
+            RunError::InvalidProgram(m) => ("invalid_reference", m),
+            // Judging waits for a slot however long it takes; only `run_within` callers see this.
+            e @ RunError::Busy { .. } => ("internal_error", e.to_string()),
+        })
+    }
+
+    /// A program in `language` with the judgement's limits.
+    pub(super) fn program(
+        limits: &Limits,
+        language: Language,
+        source: String,
+        stdin: String,
+    ) -> Program {
+        Program {
+            language,
+            source,
+            stdin: stdin.into_bytes(),
+            limits: Some(limits.clone()),
+            ..Program::default()
+        }
+    }
+
+    pub(super) async fn judge_assert(
+        &self,
+        limits: &Limits,
+        language: Language,
+        prompt: &str,
+        code: &str,
+        test: &str,
+        entry_point: &str,
+    ) -> Result<Judged, (&'static str, String)> {
+        if language != Language::Python {
+            return Err((
+                "invalid_reference",
+                "assert-style tests are Python only".into(),
+            ));
+        }
+        let marker = harness::marker();
+        let source = harness::assert_program(prompt, code, test, entry_point, &marker);
+        let outcome = self
+            .run_built(Self::program(limits, language, source, String::new()))
+            .await?;
+        let reports = harness::parse(&outcome.stdout, &marker);
+        let status = if reports.done {
+            "passed"
+        } else if outcome.status == Status::Ok {
+            // The program ended cleanly without the harness finishing: it exited early.
+            "not_run"
+        } else if outcome.status == Status::RuntimeError
+            && outcome.stderr.contains("AssertionError")
+        {
+            "wrong_answer"
+        } else {
+            abnormal(&outcome)
+        };
+        let problem = (status == "not_run")
+            .then(|| "the program exited before the tests finished".to_string());
+        Ok(Judged {
+            cases: vec![CaseVerdict {
+                index: 0,
+                status: status.into(),
+                got: None,
+                expected: None,
+                error: if status == "passed" {
+                    None
+                } else {
+                    tail(&outcome.stderr).or(outcome.message.clone())
+                },
+            }],
+            runtime: outcome.runtime.map(|r| r.as_str().to_string()),
+            problem,
+        })
+    }
+
+    pub(super) async fn judge_stdio(
+        &self,
+        limits: &Limits,
+        language: Language,
+        code: &str,
+        cases: &[StdioCase],
+        tolerance: f64,
+    ) -> Result<Judged, (&'static str, String)> {
+        let runs = cases.iter().map(|case| {
+            let program = Self::program(limits, language, code.to_string(), case.stdin.clone());
+            self.run_built(program)
+        });
+        let outcomes = futures::future::join_all(runs).await;
+        let mut verdicts = Vec::with_capacity(cases.len());
+        let mut runtime = None;
+        for (index, (case, outcome)) in cases.iter().zip(outcomes).enumerate() {
+            let outcome = outcome?;
+            runtime = runtime.or(outcome.runtime.map(|r| r.as_str().to_string()));
+            let status = match outcome.status {
+                Status::Ok if compare::stdout_matches(&outcome.stdout, &case.stdout, tolerance) => {
+                    "passed"
+                }
+                Status::Ok => "wrong_answer",
+                _ => abnormal(&outcome),
+            };
+            let error = match (&outcome.compile, status) {
+                (Some(c), "compile_error") => tail(&c.stderr),
+                (_, "passed" | "wrong_answer") => None,
+                _ => tail(&outcome.stderr).or(outcome.message.clone()),
+            };
+            verdicts.push(CaseVerdict {
+                index,
+                status: status.into(),
+                got: (status != "passed").then(|| head(&outcome.stdout)),
+                expected: (status != "passed").then(|| head(&case.stdout)),
+                error,
+            });
+        }
+        Ok(Judged {
+            cases: verdicts,
+            runtime,
+            problem: None,
+        })
+    }
+
+    pub(super) async fn judge_call(
+        &self,
+        limits: &Limits,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        cases: &[CallCase],
+        tolerance: f64,
+    ) -> Result<Judged, (&'static str, String)> {
+        if language != Language::Python {
+            return Err((
+                "invalid_reference",
+                "function-call tests are Python only".into(),
+            ));
+        }
+        let marker = harness::marker();
+        let args: Vec<Vec<serde_json::Value>> = cases.iter().map(|c| c.args.clone()).collect();
+        let source = harness::call_program(code, entry_point, &args, &marker);
+        let outcome = self
+            .run_built(Self::program(limits, language, source, String::new()))
+            .await?;
+        let reports = harness::parse(&outcome.stdout, &marker);
+        let ended = if reports.done {
+            "not_run"
+        } else {
+            abnormal(&outcome)
+        };
+        let verdicts = cases
+            .iter()
+            .enumerate()
+            .map(|(index, case)| {
+                let report = reports
+                    .cases
+                    .iter()
+                    .find(|(i, _)| *i == index)
+                    .map(|(_, r)| r);
+                let expected = Some(head(&case.expected.to_string()));
+                match report {
+                    // A reported case only counts when the harness also finished: a program that
+                    // kills the process mid-way cannot keep the cases before it.
+                    Some(CaseReport::Returned(v))
+                        if reports.done && compare::values_match(v, &case.expected, tolerance) =>
+                    {
+                        CaseVerdict {
+                            index,
+                            status: "passed".into(),
+                            got: None,
+                            expected: None,
+                            error: None,
+                        }
+                    }
+                    Some(CaseReport::Returned(v)) => CaseVerdict {
+                        index,
+                        status: if reports.done { "wrong_answer" } else { ended }.into(),
+                        got: Some(head(&v.to_string())),
+                        expected,
+                        error: None,
+                    },
+                    Some(CaseReport::Raised(e)) => CaseVerdict {
+                        index,
+                        status: "runtime_error".into(),
+                        got: None,
+                        expected,
+                        error: Some(head(e)),
+                    },
+                    Some(CaseReport::Unserializable(t)) => CaseVerdict {
+                        index,
+                        status: "wrong_answer".into(),
+                        got: Some(format!("<unserializable {t}>")),
+                        expected,
+                        error: None,
+                    },
+                    None => CaseVerdict {
+                        index,
+                        status: ended.into(),
+                        got: None,
+                        expected,
+                        error: tail(&outcome.stderr).or(outcome.message.clone()),
+                    },
+                }
+            })
+            .collect();
+        Ok(Judged {
+            cases: verdicts,
+            runtime: outcome.runtime.map(|r| r.as_str().to_string()),
+            problem: (!reports.done).then(|| {
+                format!(
+                    "the program ended before the tests finished ({})",
+                    outcome.status
+                )
+            }),
+        })
+    }
+}
+
+/// Per-case results of one judging, before scoring.
+pub(super) struct Judged {
+    pub(super) cases: Vec<CaseVerdict>,
+    pub(super) runtime: Option<String>,
+    pub(super) problem: Option<String>,
+}
