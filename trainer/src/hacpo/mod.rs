@@ -1,5 +1,5 @@
 //! HACPO (Heterogeneous Agent Collaborative Policy Optimization) and the baselines it is compared
-//! with, as pure functions of rewards, capabilities and log-probs (see `shared/HACPO.md`).
+//! with, as pure functions of rewards, capabilities and log-probs (arXiv 2603.02604: Algorithm 1 and its equations).
 //!
 //! - [`capability`]: each agent's smoothed accuracy P̂ and the ratios ω between agents.
 //! - [`advantage`]: the capability-aware mixed baseline and the plain group baselines.
