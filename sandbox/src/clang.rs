@@ -159,11 +159,11 @@ impl Toolchain {
             .chain(["-o", "main.wasm", file, "-lm"].map(OsString::from))
             .collect();
         let cpu_seconds = limits.compile_time.as_secs() + 1;
-        let JailedCommand { cmd, held } = match self.jail.command(dir, &self.clang, &args, cpu_seconds)
-        {
-            Ok(c) => c,
-            Err(e) => return (failed(format!("confining clang: {e}"), None, false), None),
-        };
+        let JailedCommand { cmd, held } =
+            match self.jail.command(dir, &self.clang, &args, cpu_seconds) {
+                Ok(c) => c,
+                Err(e) => return (failed(format!("confining clang: {e}"), None, false), None),
+            };
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let spawned = cmd.spawn();
