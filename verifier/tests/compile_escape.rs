@@ -157,7 +157,13 @@ async fn run_code(s: &TestService, language: &str, code: &str) -> String {
 async fn verify(s: &TestService, language: &str, code: &str) -> String {
     let reference = json!({"language": language, "style": "stdio",
         "cases": [{"stdin": "", "stdout": "x"}]});
-    let response = format!("```{language}\n{code}\n```");
+    judge(s, &reference, &format!("```{language}\n{code}\n```"))
+        .await
+        .to_string()
+}
+
+/// `/v1/verify/code` of `response` against `reference`; the verdict.
+async fn judge(s: &TestService, reference: &Value, response: &str) -> Value {
     let (status, v) = s
         .post(
             "/v1/verify/code",
@@ -165,7 +171,7 @@ async fn verify(s: &TestService, language: &str, code: &str) -> String {
         )
         .await;
     assert_eq!(status, 200, "{v}");
-    v.to_string()
+    v
 }
 
 /// The confinement this service reports for C/C++ (`None`: C/C++ unsupported here).
@@ -302,12 +308,6 @@ async fn legitimate_programs_still_compile_and_pass() {
     let reference = json!({"language": "cpp", "style": "stdio",
         "cases": [{"stdin": "3 4\n", "stdout": "7\n"}, {"stdin": "-1 1\n", "stdout": "0\n"}]});
     let response = "```cpp\n#include <cassert>\n#include <cstdio>\nint add(int a,int b){return a+b;}\nint main(){assert(add(2,2)==4);int a,b;if(scanf(\"%d %d\",&a,&b)!=2)return 1;printf(\"%d\\n\",add(a,b));}\n```";
-    let (status, v) = s
-        .post(
-            "/v1/verify/code",
-            &json!({"reference": reference, "prompt": "", "response": response}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
+    let v = judge(&s, &reference, response).await;
     assert_eq!(v["correct"], true, "{v}");
 }
