@@ -158,4 +158,36 @@ async fn main() {
         );
     }
     println!("({n} programs, C++17 -O2, interleaved)");
+    if let Some((_, sb)) = arms.first() {
+        cases(sb).await;
+    }
+}
+
+/// verl's pattern: one program judged on 10 cases, one run per case. Whole runs (compile and
+/// execution) of one source 10 times (compiled once, then reused) vs 10 distinct sources.
+async fn cases(sb: &Sandbox) {
+    let tag = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let run_all = |sources: Vec<String>| async move {
+        let started = Instant::now();
+        for source in sources {
+            confined(sb, source).await;
+        }
+        started.elapsed()
+    };
+    let same = run_all(vec![format!("// {tag}\n{}", program(10_000)); 10]).await;
+    let distinct = run_all(
+        (0..10)
+            .map(|i| format!("// {tag}\n{}", program(20_000 + i)))
+            .collect(),
+    )
+    .await;
+    println!(
+        "one program on 10 cases: {:.2} s compiled once vs {:.2} s compiled per case ({:.1}x)",
+        same.as_secs_f64(),
+        distinct.as_secs_f64(),
+        distinct.as_secs_f64() / same.as_secs_f64()
+    );
 }

@@ -5,11 +5,12 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio::io::AsyncReadExt;
 
+use crate::builds::{self, Build, Builds};
 use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism, Toolset};
 use crate::outcome::CompileOutcome;
 use crate::python::{command_linker, run_command};
@@ -24,6 +25,8 @@ const DIAGNOSTICS_BYTES: usize = 64 << 10;
 pub(crate) struct Toolchain {
     jail: Jail,
     clang: std::path::PathBuf,
+    /// Successful compiles by source, shared by every sandbox of the process.
+    builds: Builds,
 }
 
 impl Toolchain {
@@ -56,7 +59,11 @@ impl Toolchain {
         let tools = Toolset::discover(configured)?;
         let clang = tools.clang.clone();
         let jail = Jail::establish(choice, tools, concurrency)?;
-        Ok(Toolchain { jail, clang })
+        Ok(Toolchain {
+            jail,
+            clang,
+            builds: Builds::default(),
+        })
     }
 
     /// The clang executable.
@@ -71,11 +78,33 @@ impl Toolchain {
 
     /// Compiles then runs a C or C++ program.
     pub(crate) async fn run(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
-        let dir = match tempfile::Builder::new().prefix("sandbox-cc-").tempdir() {
-            Ok(d) => d,
-            Err(e) => return Outcome::internal(format!("creating build folder: {e}")),
+        let key = builds::key(program.language, &program.source);
+        let (compile, wasm) = match self.builds.get(&key) {
+            Some(build) => (
+                CompileOutcome {
+                    cached: true,
+                    wall_time: std::time::Duration::ZERO,
+                    ..build.compile
+                },
+                Some(build.wasm),
+            ),
+            None => {
+                let dir = match tempfile::Builder::new().prefix("sandbox-cc-").tempdir() {
+                    Ok(d) => d,
+                    Err(e) => return Outcome::internal(format!("creating build folder: {e}")),
+                };
+                let (compile, wasm) = self.compile(dir.path(), program, limits).await;
+                let wasm = wasm.map(Arc::new);
+                if let Some(wasm) = &wasm {
+                    let build = Build {
+                        wasm: wasm.clone(),
+                        compile: compile.clone(),
+                    };
+                    self.builds.put(key, build);
+                }
+                (compile, wasm)
+            }
         };
-        let (compile, wasm) = self.compile(dir.path(), program, limits).await;
         let Some(wasm) = wasm else {
             let status = if compile.exit_code.is_none() && !compile.timed_out {
                 Status::InternalError
@@ -92,7 +121,7 @@ impl Toolchain {
             return outcome;
         };
         // Small modules compile in milliseconds; doing it here keeps it on the sandbox's threads.
-        let module = match wasmtime::Module::new(&inner.engine, &wasm) {
+        let module = match wasmtime::Module::new(&inner.engine, &wasm[..]) {
             Ok(m) => m,
             Err(e) => {
                 return with_compile(
@@ -145,6 +174,7 @@ impl Toolchain {
             stderr,
             timed_out,
             wall_time: started.elapsed(),
+            cached: false,
         };
         if let Err(e) = std::fs::write(dir.join(file), &program.source) {
             return (failed(format!("writing source: {e}"), None, false), None);
@@ -210,6 +240,7 @@ impl Toolchain {
                     stderr,
                     timed_out: false,
                     wall_time: started.elapsed(),
+                    cached: false,
                 },
                 Some(wasm),
             ),

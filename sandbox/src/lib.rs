@@ -9,6 +9,7 @@
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
 
+mod builds;
 mod clang;
 mod config;
 mod confine;

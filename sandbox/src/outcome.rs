@@ -79,9 +79,12 @@ pub struct CompileOutcome {
     pub stderr: String,
     /// Whether the compiler ran out of time.
     pub timed_out: bool,
-    /// Compiler wall time.
+    /// Compiler wall time (zero when `cached`).
     #[serde(with = "secs_f64")]
     pub wall_time: Duration,
+    /// The same source was compiled before: its module was reused, not rebuilt.
+    #[serde(default)]
+    pub cached: bool,
 }
 
 /// Everything known about one run.

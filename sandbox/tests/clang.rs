@@ -267,3 +267,43 @@ async fn c_and_cpp_programs_write_files_that_come_back() {
         assert_eq!(fetched, vec![("out.txt", b"42\n".as_slice())], "{language}");
     }
 }
+
+#[tokio::test]
+async fn a_program_run_case_by_case_compiles_once() {
+    if !toolchain() {
+        return;
+    }
+    // A source no other test (or earlier run of this one) compiled.
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let src = format!(
+        "// {nonce}\n#include <stdio.h>\nint main(void){{long a,b; if(scanf(\"%ld %ld\",&a,&b)!=2) return 3; printf(\"%ld\\n\",a*b); return 0;}}\n"
+    );
+    let mut cached = Vec::new();
+    for (stdin, expected) in [("6 7", "42\n"), ("3 5", "15\n"), ("-2 4", "-8\n")] {
+        let out = SANDBOX
+            .run(program(Language::C, &src, stdin))
+            .await
+            .unwrap();
+        assert_eq!(
+            (out.status, out.stdout.as_str()),
+            (Status::Ok, expected),
+            "{out:?}"
+        );
+        cached.push(out.compile.expect("a compile step").cached);
+    }
+    assert_eq!(cached, [false, true, true]);
+    // The same text as C++ is another program: compiled again.
+    let out = SANDBOX
+        .run(program(Language::Cpp, &src, "2 2"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (Status::Ok, "4\n"),
+        "{out:?}"
+    );
+    assert!(!out.compile.unwrap().cached);
+}
