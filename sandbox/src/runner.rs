@@ -157,10 +157,7 @@ impl Sandbox {
             .clone()
             .unwrap_or_else(|| self.inner.config.default_limits.clone());
         validate(&program, &limits)?;
-        if !self.supports(program.language) {
-            let why = self
-                .unsupported_reason(program.language)
-                .unwrap_or_default();
+        if let Some(why) = self.unsupported_reason(program.language) {
             return Err(RunError::UnsupportedLanguage(format!(
                 "{} ({why})",
                 program.language
