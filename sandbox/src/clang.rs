@@ -24,7 +24,6 @@ const DIAGNOSTICS_BYTES: usize = 64 << 10;
 #[derive(Clone)]
 pub(crate) struct Toolchain {
     jail: Jail,
-    clang: std::path::PathBuf,
     /// Successful compiles by source, shared by every sandbox of the process.
     builds: Builds,
 }
@@ -57,18 +56,16 @@ impl Toolchain {
         concurrency: usize,
     ) -> Result<Toolchain, String> {
         let tools = Toolset::discover(configured)?;
-        let clang = tools.clang.clone();
         let jail = Jail::establish(choice, tools, concurrency)?;
         Ok(Toolchain {
             jail,
-            clang,
             builds: Builds::default(),
         })
     }
 
     /// The clang executable.
     pub(crate) fn clang(&self) -> &Path {
-        &self.clang
+        self.jail.clang()
     }
 
     /// The confinement the compiler runs in.
@@ -189,11 +186,10 @@ impl Toolchain {
             .chain(["-o", "main.wasm", file, "-lm"].map(OsString::from))
             .collect();
         let cpu_seconds = limits.compile_time.as_secs() + 1;
-        let JailedCommand { cmd, held } =
-            match self.jail.command(dir, &self.clang, &args, cpu_seconds) {
-                Ok(c) => c,
-                Err(e) => return (failed(format!("confining clang: {e}"), None, false), None),
-            };
+        let JailedCommand { cmd, held } = match self.jail.command(dir, &args, cpu_seconds) {
+            Ok(c) => c,
+            Err(e) => return (failed(format!("confining clang: {e}"), None, false), None),
+        };
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let spawned = cmd.spawn();

@@ -110,12 +110,19 @@ const NOBODY_PROCESSES: u64 = 1024;
 /// A confinement established on this host for one toolchain.
 #[derive(Clone)]
 pub(crate) struct Jail {
-    mechanism: Mechanism,
+    kind: Kind,
     tools: Toolset,
     filter: seccomp::Filter,
-    bwrap: Option<PathBuf>,
     /// Run as `nobody` (the service is root), with this process-count cap.
     drop_to_nobody: Option<u64>,
+}
+
+/// A mechanism with what it runs.
+#[derive(Clone)]
+enum Kind {
+    /// Through this `bwrap`.
+    Namespaces(PathBuf),
+    Landlock,
 }
 
 impl Jail {
@@ -136,22 +143,21 @@ impl Jail {
         };
         let mut reasons = Vec::new();
         for &mechanism in order {
-            let bwrap = match mechanism {
+            let kind = match mechanism {
                 Mechanism::Namespaces => match namespaces::find_bwrap() {
-                    Some(p) => Some(p),
+                    Some(bwrap) => Kind::Namespaces(bwrap),
                     None => {
                         reasons
                             .push("namespaces: bwrap not found (Debian package bubblewrap)".into());
                         continue;
                     }
                 },
-                Mechanism::Landlock => None,
+                Mechanism::Landlock => Kind::Landlock,
             };
             let jail = Jail {
-                mechanism,
+                kind,
                 tools: tools.clone(),
                 filter: filter.clone(),
-                bwrap,
                 drop_to_nobody,
             };
             match jail.self_test() {
@@ -167,19 +173,27 @@ impl Jail {
 
     /// The mechanism in use.
     pub(crate) fn mechanism(&self) -> Mechanism {
-        self.mechanism
+        match self.kind {
+            Kind::Namespaces(_) => Mechanism::Namespaces,
+            Kind::Landlock => Mechanism::Landlock,
+        }
     }
 
-    /// A confined command running `program` (a path inside the toolset) with `args`, in
-    /// `work` (created by the caller, removed by the caller). The command starts its own
-    /// process group so a timeout can kill every process of the compile.
+    /// The clang the jail runs.
+    pub(crate) fn clang(&self) -> &Path {
+        &self.tools.clang
+    }
+
+    /// A confined command running clang with `args`, in `work` (created by the caller,
+    /// removed by the caller). The command starts its own process group so a timeout can kill
+    /// every process of the compile.
     pub(crate) fn command(
         &self,
         work: &Path,
-        program: &Path,
         args: &[OsString],
         cpu_seconds: u64,
     ) -> std::io::Result<JailedCommand> {
+        let program = self.clang();
         let limits = ProcessLimits {
             cpu_seconds,
             processes: self.drop_to_nobody,
@@ -192,9 +206,8 @@ impl Jail {
                 return Err(std::io::Error::last_os_error());
             }
         }
-        let (mut cmd, held) = match self.mechanism {
-            Mechanism::Namespaces => {
-                let bwrap = self.bwrap.as_deref().unwrap_or(Path::new("bwrap"));
+        let (mut cmd, held) = match &self.kind {
+            Kind::Namespaces(bwrap) => {
                 let (cmd, fd) = namespaces::command(
                     bwrap,
                     &self.tools,
@@ -206,7 +219,7 @@ impl Jail {
                 )?;
                 (cmd, Some(fd))
             }
-            Mechanism::Landlock => (
+            Kind::Landlock => (
                 landlock::command(&self.tools, &self.filter, work, program, args, limits)?,
                 None,
             ),
@@ -275,7 +288,7 @@ impl Jail {
             .chain(["-o".into(), "probe.wasm".into(), "probe.c".into()])
             .collect();
         let mut jailed = self
-            .command(work.path(), &self.tools.clang, &args, 30)
+            .command(work.path(), &args, 30)
             .map_err(|e| format!("preparing: {e}"))?;
         // CPU seconds bound it (RLIMIT_CPU), and the probe reads nothing but its own source.
         let output = jailed.cmd.output().map_err(|e| format!("starting: {e}"))?;
