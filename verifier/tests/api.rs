@@ -704,15 +704,7 @@ async fn operations_endpoints() {
         &json!({"reference": "1", "response": "1"}),
     )
     .await;
-    let text = s
-        .http
-        .get(format!("{}/metrics", s.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = support::metrics_text(&s.url).await;
     for series in [
         "verifier_http_requests_total",
         "verifier_http_request_duration_seconds",

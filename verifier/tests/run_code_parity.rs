@@ -207,14 +207,7 @@ async fn run_code_answers_503_with_retry_after_when_the_queue_outlasts_its_budge
     assert_eq!(body["error"]["code"], "sandbox_busy", "{body}");
     blocker.abort();
 
-    let metrics = http
-        .get(format!("{url}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = support::metrics_text(&url).await;
     for series in [
         "verifier_sandbox_queue_depth ",
         "verifier_sandbox_queue_wait_seconds_bucket{le=\"0.1\"}",

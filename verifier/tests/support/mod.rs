@@ -36,6 +36,16 @@ pub fn default_sandbox() -> code::SandboxArgs {
     Wrapper::parse_from(["verifier"]).sandbox
 }
 
+/// The Prometheus text a service at `base_url` exposes on `/metrics`.
+pub async fn metrics_text(base_url: &str) -> String {
+    reqwest::get(format!("{base_url}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// A running service with its own schema.
 pub struct TestService {
     /// Base URL, e.g. `http://127.0.0.1:41234`.
