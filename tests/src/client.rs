@@ -5,8 +5,10 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use uuid::Uuid;
+use wire::{Agent, NewAgent, NewRollout, Page, Rollout, SubmitRollouts, TaskSummary};
 
 /// The verifier's REST API at one base URL.
 #[derive(Debug, Clone)]
@@ -93,8 +95,14 @@ impl Api {
         .map_err(|e| anyhow::anyhow!("GET {path}: {e}"))
     }
 
+    /// GET `path` expecting 200, decoded as `T`.
+    async fn get_as<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
+        let body = self.get(path).await?;
+        serde_json::from_value(body).with_context(|| format!("decoding GET {path}"))
+    }
+
     /// POST JSON to `path` once, expecting 200 or 201.
-    pub async fn post(&self, path: &str, body: &Value) -> Result<Value, Failure> {
+    pub async fn post(&self, path: &str, body: &impl serde::Serialize) -> Result<Value, Failure> {
         match self
             .send(self.http.post(format!("{}{path}", self.base)).json(body))
             .await?
@@ -106,11 +114,19 @@ impl Api {
 
     /// Registers an agent (idempotent by name) and returns its id.
     pub async fn agent(&self, name: &str, family: &str) -> anyhow::Result<Uuid> {
+        let new = NewAgent {
+            name: name.to_string(),
+            family: Some(family.to_string()),
+            size_params: None,
+            tokenizer: None,
+            metadata: None,
+        };
         let body = self
-            .post("/v1/agents", &json!({ "name": name, "family": family }))
+            .post("/v1/agents", &new)
             .await
             .map_err(|e| anyhow::anyhow!("registering agent {name}: {e}"))?;
-        parse_id(&body["id"])
+        let agent: Agent = serde_json::from_value(body).context("decoding the agent")?;
+        Ok(agent.id)
     }
 
     /// Uploads JSON Lines rows of `dataset` (idempotent: unchanged rows are reported as such).
@@ -132,21 +148,13 @@ impl Api {
         let mut out = HashMap::new();
         let mut after = 0i64;
         loop {
-            let page = self
-                .get(&format!(
+            let page: Page<TaskSummary> = self
+                .get_as(&format!(
                     "/v1/tasks?dataset={dataset}&limit=1000&after={after}"
                 ))
                 .await?;
-            for t in page["items"]
-                .as_array()
-                .context("tasks page without items")?
-            {
-                let ext = t["external_id"]
-                    .as_str()
-                    .context("task without external_id")?;
-                out.insert(ext.to_string(), parse_id(&t["id"])?);
-            }
-            match page["next"].as_i64() {
+            out.extend(page.items.into_iter().map(|t| (t.external_id, t.id)));
+            match page.next {
                 Some(n) => after = n,
                 None => return Ok(out),
             }
@@ -154,38 +162,34 @@ impl Api {
     }
 
     /// Every rollout of `run`, in pool order (follows the pagination cursor).
-    pub async fn rollouts(&self, run: &str) -> anyhow::Result<Vec<Value>> {
+    pub async fn rollouts(&self, run: &str) -> anyhow::Result<Vec<Rollout>> {
         let mut out = Vec::new();
         let mut after = 0i64;
         loop {
-            let page = self
-                .get(&format!("/v1/rollouts?run={run}&limit=1000&after={after}"))
+            let page: Page<Rollout> = self
+                .get_as(&format!("/v1/rollouts?run={run}&limit=1000&after={after}"))
                 .await?;
-            out.extend(
-                page["items"]
-                    .as_array()
-                    .context("rollouts page without items")?
-                    .iter()
-                    .cloned(),
-            );
-            match page["next"].as_i64() {
+            out.extend(page.items);
+            match page.next {
                 Some(n) => after = n,
                 None => return Ok(out),
             }
         }
     }
 
-    /// Submits a batch once.
-    pub async fn submit(&self, rollouts: &[Value]) -> Result<Value, Failure> {
-        self.post("/v1/rollouts", &json!({ "rollouts": rollouts }))
-            .await
+    /// Submits a batch once; the answer stays raw JSON, which the tests check field by field.
+    pub async fn submit(&self, rollouts: &[NewRollout]) -> Result<Value, Failure> {
+        let body = SubmitRollouts {
+            rollouts: rollouts.to_vec(),
+        };
+        self.post("/v1/rollouts", &body).await
     }
 
     /// Submits a batch until it is acknowledged, retrying retryable failures with backoff
     /// until `deadline`; the ids in the batch make every retry safe.
     pub async fn submit_until_acked(
         &self,
-        rollouts: &[Value],
+        rollouts: &[NewRollout],
         deadline: Instant,
     ) -> anyhow::Result<Ack> {
         let mut attempts = 0;

@@ -216,7 +216,7 @@ fn batch(
     cfg: &LoadConfig,
     choices: &mut Choices,
     step: i64,
-) -> (Vec<Value>, Vec<Expect>) {
+) -> (Vec<wire::NewRollout>, Vec<Expect>) {
     let mut rollouts = Vec::with_capacity(cfg.batch);
     let mut expects = Vec::with_capacity(cfg.batch);
     for _ in 0..cfg.batch {
@@ -349,10 +349,7 @@ pub async fn run(fixture: Arc<Fixture>, cfg: &LoadConfig) -> anyhow::Result<Load
     }
     all.latencies.sort();
     let stored_rows = fixture.api.rollouts(&cfg.run).await?;
-    let ids: std::collections::HashSet<&str> = stored_rows
-        .iter()
-        .filter_map(|r| r["id"].as_str())
-        .collect();
+    let ids: std::collections::HashSet<Uuid> = stored_rows.iter().map(|r| r.row.id).collect();
     anyhow::ensure!(
         ids.len() == stored_rows.len(),
         "a rollout id appears twice in the pool"

@@ -5,8 +5,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
+use wire::NewRollout;
 
 /// A GSM8K problem with its final numeric answer.
 #[derive(Debug, Clone)]
@@ -211,9 +212,26 @@ fn fenced(code: &str) -> String {
 }
 
 /// One element of a `POST /v1/rollouts` batch.
-pub fn rollout(id: Uuid, task: Uuid, agent: Uuid, run: &str, step: i64, response: &str) -> Value {
-    json!({
-        "id": id, "task_id": task, "agent_id": agent, "run": run, "step": step,
-        "response": response, "token_count": response.len() / 4, "logprob_mean": -0.5,
-    })
+pub fn rollout(
+    id: Uuid,
+    task: Uuid,
+    agent: Uuid,
+    run: &str,
+    step: i64,
+    response: &str,
+) -> NewRollout {
+    NewRollout {
+        id: Some(id),
+        task_id: task,
+        agent_id: agent,
+        run: run.to_string(),
+        step,
+        policy_version: 0,
+        response: response.to_string(),
+        token_count: Some((response.len() / 4) as i32),
+        logprob_mean: Some(-0.5),
+        logprob_sum: None,
+        ends_turn: None,
+        metadata: None,
+    }
 }

@@ -12,6 +12,7 @@ use e2e::load::{self, Fixture, LoadConfig};
 use e2e::workload::{self, Examples, Program, code_response, math_response};
 use serde_json::Value;
 use uuid::Uuid;
+use wire::NewRollout;
 
 /// Whether the verifier judges code. False until the wasm sandbox (issue 8) is wired in: every
 /// code rollout is then stored as `judge_error`, which these tests assert so that they fail
@@ -142,7 +143,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
     // weak: 4/8 then 2/8), strong submits the reference programs, weak hostile and wrong ones.
     let run = "e2e";
     let mut sent: HashMap<Uuid, Sent> = HashMap::new();
-    let mut batches: Vec<Vec<Value>> = Vec::new();
+    let mut batches: Vec<Vec<NewRollout>> = Vec::new();
     for (step, strong_right, weak_right) in [(1i64, 8usize, 4usize), (2, 6, 2)] {
         let mut batch = Vec::new();
         for (agent, right) in [(strong, strong_right), (weak, weak_right)] {
@@ -344,7 +345,7 @@ async fn verifier_restarts_mid_batch_lose_and_duplicate_nothing() -> anyhow::Res
         clients.push(tokio::spawn(async move {
             let deadline = Instant::now() + Duration::from_secs(60);
             for b in 0..BATCHES {
-                let batch: Vec<Value> = (0..BATCH)
+                let batch: Vec<NewRollout> = (0..BATCH)
                     .map(|i| {
                         let n = c * 7 + b * 3 + i;
                         let agent = agents[n % 2];

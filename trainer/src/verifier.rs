@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
+use wire::{Agent, Capability, NewAgent, Page, RolloutResult, StepCapability};
 
 /// A task as agents see it.
 #[derive(Debug, Clone, Deserialize)]
@@ -45,17 +46,6 @@ pub struct NewRollout {
     pub logprob_sum: f64,
     /// `{"ends_turn": bool}`: whether generation stopped at an end-of-turn token.
     pub metadata: Value,
-}
-
-/// The verifier's judgement of one submitted rollout.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Scored {
-    /// Rollout id.
-    pub id: Uuid,
-    /// Reward in [0, 1].
-    pub reward: f64,
-    /// Fully correct.
-    pub correct: bool,
 }
 
 /// One response of a step's prompt group.
@@ -97,15 +87,6 @@ pub struct Group {
     pub prompt: String,
     /// Responses.
     pub rollouts: Vec<Member>,
-}
-
-/// One step of an agent's accuracy history.
-#[derive(Debug, Clone, Deserialize)]
-pub struct StepAccuracy {
-    /// Step.
-    pub step: i64,
-    /// Mean reward in that step.
-    pub accuracy: f64,
 }
 
 /// A blocking client of one verifier.
@@ -178,8 +159,14 @@ impl VerifierClient {
         size_params: i64,
         tokenizer: &str,
     ) -> Result<Uuid> {
-        let body = json!({ "name": name, "family": family, "size_params": size_params, "tokenizer": tokenizer });
-        let agent: Value = match self.call(reqwest::Method::POST, "/v1/agents", Some(&body)) {
+        let body = serde_json::to_value(NewAgent {
+            name: name.to_string(),
+            family: Some(family.to_string()),
+            size_params: Some(size_params),
+            tokenizer: Some(tokenizer.to_string()),
+            metadata: None,
+        })?;
+        let agent: Agent = match self.call(reqwest::Method::POST, "/v1/agents", Some(&body)) {
             Ok(a) => a,
             // Registered earlier with other metadata (e.g. another checkpoint): reuse the name.
             Err(e) if e.to_string().contains("409") => self.call(
@@ -189,7 +176,7 @@ impl VerifierClient {
             )?,
             Err(e) => return Err(e),
         };
-        Ok(serde_json::from_value(agent["id"].clone())?)
+        Ok(agent.id)
     }
 
     /// Imports tasks in `/v1/tasks` form; identical re-imports are no-ops, changed ones errors.
@@ -201,15 +188,10 @@ impl VerifierClient {
 
     /// Every task of `dataset`, in insertion order.
     pub fn tasks(&self, dataset: &str) -> Result<Vec<TaskPrompt>> {
-        #[derive(Deserialize)]
-        struct Page {
-            items: Vec<TaskPrompt>,
-            next: Option<i64>,
-        }
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let page: Page = self.call(
+            let page: Page<TaskPrompt> = self.call(
                 reqwest::Method::GET,
                 &format!(
                     "/v1/tasks?dataset={}&limit=1000&after={after}",
@@ -226,14 +208,10 @@ impl VerifierClient {
     }
 
     /// Submits rollouts in one transaction; returns each one's reward in submission order.
-    pub fn submit(&self, rollouts: &[NewRollout]) -> Result<Vec<Scored>> {
-        #[derive(Deserialize)]
-        struct Submitted {
-            results: Vec<Scored>,
-        }
+    pub fn submit(&self, rollouts: &[NewRollout]) -> Result<Vec<RolloutResult>> {
         let body = json!({ "rollouts": rollouts });
         Ok(self
-            .call::<Submitted>(reqwest::Method::POST, "/v1/rollouts", Some(&body))?
+            .call::<wire::SubmitResult>(reqwest::Method::POST, "/v1/rollouts", Some(&body))?
             .results)
     }
 
@@ -253,11 +231,7 @@ impl VerifierClient {
     }
 
     /// An agent's accuracy per step in `run`.
-    pub fn accuracy_history(&self, agent: Uuid, run: &str) -> Result<Vec<StepAccuracy>> {
-        #[derive(Deserialize)]
-        struct Capability {
-            steps: Vec<StepAccuracy>,
-        }
+    pub fn accuracy_history(&self, agent: Uuid, run: &str) -> Result<Vec<StepCapability>> {
         Ok(self
             .call::<Capability>(
                 reqwest::Method::GET,

@@ -1,10 +1,10 @@
-//! The service's errors and their HTTP form: `{"error": {"code", "message", "field"?}}`.
+//! The service's errors and their HTTP form, [`wire::ErrorBody`]:
+//! `{"error": {"code", "message", "field"?}}`.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use utoipa::ToSchema;
+use wire::{ErrorBody, ErrorCode, ErrorDetail};
 
 /// Everything a handler can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -69,17 +69,23 @@ impl ApiError {
         }
     }
 
-    fn parts(&self) -> (StatusCode, &'static str, Option<&str>) {
+    fn parts(&self) -> (StatusCode, ErrorCode, Option<&str>) {
         match self {
-            Self::Invalid { status, field, .. } => (*status, "invalid_request", field.as_deref()),
-            Self::NotFound { field, .. } => (StatusCode::NOT_FOUND, "not_found", field.as_deref()),
-            Self::Conflict { field, .. } => (StatusCode::CONFLICT, "conflict", field.as_deref()),
+            Self::Invalid { status, field, .. } => {
+                (*status, ErrorCode::InvalidRequest, field.as_deref())
+            }
+            Self::NotFound { field, .. } => {
+                (StatusCode::NOT_FOUND, ErrorCode::NotFound, field.as_deref())
+            }
+            Self::Conflict { field, .. } => {
+                (StatusCode::CONFLICT, ErrorCode::Conflict, field.as_deref())
+            }
             Self::Unavailable(_) => (
                 StatusCode::SERVICE_UNAVAILABLE,
-                "database_unavailable",
+                ErrorCode::DatabaseUnavailable,
                 None,
             ),
-            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", None),
+            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None),
         }
     }
 }
@@ -124,25 +130,6 @@ impl From<crate::ingest::IngestError> for ApiError {
     }
 }
 
-/// The JSON body of every error response.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// The error.
-    pub error: ErrorDetail,
-}
-
-/// Machine- and human-readable description of an error.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorDetail {
-    /// Stable code: `invalid_request`, `not_found`, `conflict`, `database_unavailable`, `internal`.
-    pub code: String,
-    /// What went wrong.
-    pub message: String,
-    /// The offending field, as a path into the request (`rollouts[2].task_id`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code, field) = self.parts();
@@ -151,7 +138,7 @@ impl IntoResponse for ApiError {
         }
         let body = ErrorBody {
             error: ErrorDetail {
-                code: code.to_string(),
+                code,
                 message: self.to_string(),
                 field: field.map(str::to_string),
             },

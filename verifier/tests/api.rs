@@ -598,6 +598,54 @@ async fn capability_and_groups_match_hand_computed_values() {
 }
 
 #[tokio::test]
+async fn ends_turn_is_typed_or_in_metadata_and_groups_read_it_back() {
+    let s = TestService::start().await;
+    let tasks = math_tasks(&s, 1).await;
+    let a = s.agent("a").await;
+    let mut typed = rollout(&uuid(), &tasks[0], &a, 0, "\\boxed{0}");
+    typed["ends_turn"] = json!(false);
+    let mut legacy = rollout(&uuid(), &tasks[0], &a, 0, "\\boxed{1}");
+    legacy["metadata"] = json!({"ends_turn": false, "temperature": 1.0});
+    let unsaid = rollout(&uuid(), &tasks[0], &a, 0, "\\boxed{2}");
+    let (status, body) = s
+        .post(
+            "/v1/rollouts",
+            &json!({ "rollouts": [typed, legacy, unsaid] }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // The typed field is stored where the metadata form always put it.
+    let stored: Vec<Value> = sqlx::query_scalar("select metadata from rollouts order by response")
+        .fetch_all(&s.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        stored,
+        [
+            json!({"ends_turn": false}),
+            json!({"ends_turn": false, "temperature": 1.0}),
+            json!({})
+        ]
+    );
+    let (_, groups) = s.get("/v1/pool/groups?step=0").await;
+    let members: Vec<wire::GroupMember> =
+        serde_json::from_value(groups["groups"][0]["rollouts"].clone()).unwrap();
+    let ends: Vec<bool> = members.iter().map(wire::GroupMember::ends_turn).collect();
+    assert_eq!(ends, [false, false, true]);
+
+    let mut clash = rollout(&uuid(), &tasks[0], &a, 0, "\\boxed{3}");
+    clash["ends_turn"] = json!(true);
+    clash["metadata"] = json!({"ends_turn": false});
+    let (status, err) = s
+        .post("/v1/rollouts", &json!({ "rollouts": [clash] }))
+        .await;
+    assert_eq!(
+        (status, err["error"]["field"].as_str()),
+        (422, Some("rollouts[0].ends_turn"))
+    );
+}
+
+#[tokio::test]
 async fn training_metrics_round_trip() {
     let s = TestService::start().await;
     let a = s.agent("a").await;

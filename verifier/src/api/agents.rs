@@ -3,20 +3,20 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use utoipa::IntoParams;
 use uuid::Uuid;
+use wire::{Agent, Capability, NewAgent};
 
 use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
 use crate::error::ApiError;
-use crate::pool::agents::{self, Agent, NewAgent};
-use crate::pool::capability::{self, StepCapability};
+use crate::pool::{agents, capability};
 
 /// Register an agent (idempotent by name).
 #[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",
     responses((status = 201, description = "Created", body = Agent),
               (status = 200, description = "Already registered with the same fields", body = Agent),
-              (status = 409, description = "Name taken with other fields", body = crate::error::ErrorBody)))]
+              (status = 409, description = "Name taken with other fields", body = wire::ErrorBody)))]
 pub async fn create(
     State(s): State<AppState>,
     ApiJson(new): ApiJson<NewAgent>,
@@ -62,7 +62,7 @@ pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiErro
 /// One agent, by id or by name.
 #[utoipa::path(get, path = "/v1/agents/{agent}", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name")),
-    responses((status = 200, body = Agent), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = Agent), (status = 404, body = wire::ErrorBody)))]
 pub async fn get(
     State(s): State<AppState>,
     Path(agent): Path<String>,
@@ -86,7 +86,7 @@ pub struct CapabilityQuery {
     #[serde(default = "default_window")]
     pub window: i32,
     /// Training run (default `default`).
-    #[serde(default = "super::default_run")]
+    #[serde(default = "wire::default_run")]
     pub run: String,
 }
 
@@ -94,27 +94,10 @@ fn default_window() -> i32 {
     5
 }
 
-/// An agent's capability history.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Capability {
-    /// The agent.
-    pub agent_id: Uuid,
-    /// Its name.
-    pub agent: String,
-    /// The run.
-    pub run: String,
-    /// Window K.
-    pub window: i32,
-    /// P̂ at the latest step (absent before any scored rollout).
-    pub capability: Option<f64>,
-    /// Per step, oldest first.
-    pub steps: Vec<StepCapability>,
-}
-
 /// Accuracy per step and capability (mean over the last K steps) of an agent.
 #[utoipa::path(get, path = "/v1/agents/{agent}/capability", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name"), CapabilityQuery),
-    responses((status = 200, body = Capability), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = Capability), (status = 404, body = wire::ErrorBody)))]
 pub async fn capability(
     State(s): State<AppState>,
     Path(agent): Path<String>,

@@ -12,10 +12,11 @@ use axum::routing::post;
 use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use wire::{ErrorBody, ErrorCode, ErrorDetail};
 
 use super::{ApiJson, AppState, check_size};
 use crate::code::{CodeReference, CodeVerdict};
-use crate::error::{ApiError, ErrorBody, ErrorDetail};
+use crate::error::ApiError;
 
 /// Routes of this module.
 pub fn routes() -> Router<AppState> {
@@ -39,7 +40,7 @@ pub struct VerifyCode {
 
 /// Judge a program against tests in the sandbox.
 #[utoipa::path(post, path = "/v1/verify/code", tag = "verify", request_body = VerifyCode,
-    responses((status = 200, body = CodeVerdict), (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = CodeVerdict), (status = 422, body = wire::ErrorBody)))]
 pub async fn verify(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyCode>,
@@ -196,7 +197,7 @@ fn busy(retry_after: Duration) -> Response {
     let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
     let body = ErrorBody {
         error: ErrorDetail {
-            code: "sandbox_busy".into(),
+            code: ErrorCode::SandboxBusy,
             message: format!(
                 "every sandbox slot is taken for longer than this request's time budget; retry in {seconds} s"
             ),
@@ -216,8 +217,8 @@ fn busy(retry_after: Duration) -> Response {
 /// A request that would wait for a sandbox slot longer than its own time budget
 /// (`compile_timeout + run_timeout`) is answered early with 503 and `Retry-After`.
 #[utoipa::path(post, path = "/run_code", tag = "sandbox", request_body = RunCodeRequest,
-    responses((status = 200, body = RunCodeResponse), (status = 422, body = crate::error::ErrorBody),
-        (status = 503, body = crate::error::ErrorBody, description = "the sandbox is busy for longer than the request's time budget; see `Retry-After`")))]
+    responses((status = 200, body = RunCodeResponse), (status = 422, body = wire::ErrorBody),
+        (status = 503, body = wire::ErrorBody, description = "the sandbox is busy for longer than the request's time budget; see `Retry-After`")))]
 pub async fn run_code(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RunCodeRequest>,

@@ -178,11 +178,6 @@ pub fn check_limit(limit: i64) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The run used when a request names none.
-pub fn default_run() -> String {
-    "default".to_string()
-}
-
 fn default_limit() -> i64 {
     100
 }

@@ -2,12 +2,13 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use wire::Groups;
 
 use super::{ApiQuery, AppState};
 use crate::error::ApiError;
-use crate::pool::rollouts::{self, Group};
+use crate::pool::rollouts;
 
 /// Which step's groups.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -16,19 +17,8 @@ pub struct GroupsQuery {
     /// Training step.
     pub step: i64,
     /// Training run (default `default`).
-    #[serde(default = "super::default_run")]
+    #[serde(default = "wire::default_run")]
     pub run: String,
-}
-
-/// Every task of a step with every agent's responses.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Groups {
-    /// The run.
-    pub run: String,
-    /// The step.
-    pub step: i64,
-    /// One group per task, in task order.
-    pub groups: Vec<Group>,
 }
 
 /// For each task of step S, every agent's responses with rewards and log-probs.

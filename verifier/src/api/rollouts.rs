@@ -3,30 +3,22 @@
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 use uuid::Uuid;
+use wire::{Page, Rollout, SubmitResult, SubmitRollouts};
 
 use super::{ApiJson, ApiQuery, AppState};
 use crate::error::ApiError;
-use crate::ingest::{self, BatchLimits, NewRollout, SubmitResult};
-use crate::pool::Page;
-use crate::pool::rollouts::{self, Rollout, RolloutFilter};
+use crate::ingest::{self, BatchLimits};
+use crate::pool::rollouts::{self, RolloutFilter};
 use crate::scoring::redact;
-
-/// A batch of responses to verify and store.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SubmitRollouts {
-    /// The rollouts, at most `--max-batch`.
-    pub rollouts: Vec<NewRollout>,
-}
 
 /// Verify a batch of rollouts and store them with their rewards in one transaction.
 /// Idempotent by rollout id; all or nothing (an unknown task or agent rejects the batch).
 #[utoipa::path(post, path = "/v1/rollouts", tag = "rollouts", request_body = SubmitRollouts,
-    responses((status = 200, body = SubmitResult), (status = 404, body = crate::error::ErrorBody),
-              (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody),
-              (status = 503, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = SubmitResult), (status = 404, body = wire::ErrorBody),
+              (status = 409, body = wire::ErrorBody), (status = 422, body = wire::ErrorBody),
+              (status = 503, body = wire::ErrorBody)))]
 pub async fn submit(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<SubmitRollouts>,

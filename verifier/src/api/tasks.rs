@@ -5,12 +5,12 @@ use axum::extract::{Request, State};
 use axum::http::header;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
+use wire::{Page, TaskSummary, TasksStored};
 
 use super::{ApiQuery, AppState, extract};
 use crate::error::ApiError;
-use crate::ingest::{self, TasksStored};
-use crate::pool::Page;
-use crate::pool::tasks::{self, TaskFilter, TaskSummary};
+use crate::ingest;
+use crate::pool::tasks::{self, TaskFilter};
 use crate::task::{NewTask, TaskKind};
 
 /// A JSON batch of tasks.
@@ -34,8 +34,8 @@ pub struct UploadQuery {
 /// All or nothing: one bad row rejects the upload.
 #[utoipa::path(post, path = "/v1/tasks", tag = "tasks", params(UploadQuery),
     request_body(content = NewTasks, description = "JSON batch, or JSON Lines of rows"),
-    responses((status = 200, body = TasksStored), (status = 409, body = crate::error::ErrorBody),
-              (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = TasksStored), (status = 409, body = wire::ErrorBody),
+              (status = 422, body = wire::ErrorBody)))]
 pub async fn upload(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<UploadQuery>,

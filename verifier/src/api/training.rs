@@ -5,17 +5,15 @@ use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
+use wire::StepMetrics;
 
 use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
 use crate::error::ApiError;
-use crate::pool::{
-    agents,
-    training::{self, StepMetrics},
-};
+use crate::pool::{agents, training};
 
 /// Record (or overwrite) one agent's metrics for one step.
 #[utoipa::path(post, path = "/v1/metrics", tag = "training", request_body = StepMetrics,
-    responses((status = 200, body = StepMetrics), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = StepMetrics), (status = 404, body = wire::ErrorBody)))]
 pub async fn record(
     State(s): State<AppState>,
     ApiJson(m): ApiJson<StepMetrics>,
@@ -42,7 +40,7 @@ pub async fn record(
 #[serde(deny_unknown_fields)]
 pub struct MetricsQuery {
     /// Training run (default `default`).
-    #[serde(default = "super::default_run")]
+    #[serde(default = "wire::default_run")]
     pub run: String,
     /// Only this agent.
     pub agent_id: Option<Uuid>,

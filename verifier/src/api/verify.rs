@@ -31,7 +31,7 @@ pub struct VerifyMath {
 
 /// Check a math answer without storing anything.
 #[utoipa::path(post, path = "/v1/verify/math", tag = "verify", request_body = VerifyMath,
-    responses((status = 200, body = math::Verdict), (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = math::Verdict), (status = 422, body = wire::ErrorBody)))]
 pub async fn math(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyMath>,
@@ -168,8 +168,8 @@ fn label(i: usize, value: &Value) -> Result<Label, ApiError> {
 /// OpenRLHF-compatible remote reward: grades each query's response against its label — a math
 /// answer, a code reference (run in the sandbox) or a task of the pool.
 #[utoipa::path(post, path = "/v1/reward", tag = "verify", request_body = RewardRequest,
-    responses((status = 200, body = RewardResponse), (status = 404, body = crate::error::ErrorBody),
-              (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = RewardResponse), (status = 404, body = wire::ErrorBody),
+              (status = 422, body = wire::ErrorBody)))]
 pub async fn reward(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RewardRequest>,

@@ -5,8 +5,8 @@
 pub mod rollouts;
 pub mod tasks;
 
-pub use rollouts::{BatchLimits, NewRollout, RolloutResult, SubmitResult, submit_rollouts};
-pub use tasks::{TaskStored, TasksStored, import_tasks, parse_lines, validate_tasks};
+pub use rollouts::{BatchLimits, submit_rollouts};
+pub use tasks::{import_tasks, parse_lines, validate_tasks};
 
 /// Why an ingest was refused (nothing of it was stored).
 #[derive(Debug, thiserror::Error)]

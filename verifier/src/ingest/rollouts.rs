@@ -4,14 +4,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::PgPool;
-use utoipa::ToSchema;
 use uuid::Uuid;
+use wire::{NewRollout, RolloutResult, RolloutRow, SubmitResult};
 
 use super::{IngestError, check_json, check_text};
-use crate::pool::rollouts::{self, RolloutRow};
+use crate::pool::rollouts;
 use crate::pool::{agents, tasks};
 use crate::scoring::{Scorer, redact};
 use crate::task::Reference;
@@ -23,77 +22,6 @@ pub struct BatchLimits {
     pub max_batch: usize,
     /// Most bytes in one response.
     pub max_response_bytes: usize,
-}
-
-/// One response to verify and store.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewRollout {
-    /// Client-chosen id: resubmitting it returns the stored result instead of a duplicate.
-    /// Generated (UUIDv7) when absent.
-    #[serde(default)]
-    pub id: Option<Uuid>,
-    /// Task answered.
-    pub task_id: Uuid,
-    /// Agent that answered.
-    pub agent_id: Uuid,
-    /// Training run (default `default`).
-    #[serde(default = "crate::api::default_run")]
-    pub run: String,
-    /// Training step (default 0).
-    #[serde(default)]
-    pub step: i64,
-    /// Version of the generating policy (default 0).
-    #[serde(default)]
-    pub policy_version: i64,
-    /// The full response text.
-    pub response: String,
-    /// Response tokens under the generating tokenizer.
-    #[serde(default)]
-    pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
-    #[serde(default)]
-    pub logprob_mean: Option<f64>,
-    /// Summed token log-prob under the generating policy.
-    #[serde(default)]
-    pub logprob_sum: Option<f64>,
-    /// Free-form metadata (sampling settings, …).
-    #[serde(default)]
-    #[schema(value_type = Object)]
-    pub metadata: Option<Value>,
-}
-
-/// The stored result of one submitted rollout.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RolloutResult {
-    /// Rollout id.
-    pub id: Uuid,
-    /// Task.
-    pub task_id: Uuid,
-    /// Agent.
-    pub agent_id: Uuid,
-    /// Reward in [0, 1].
-    pub reward: f64,
-    /// Fully correct.
-    pub correct: bool,
-    /// `scored` or `judge_error`.
-    pub status: String,
-    /// Verdict without reference-side details.
-    #[schema(value_type = Object)]
-    pub verdict: Value,
-    /// True when this id was already stored (the stored result is returned).
-    pub duplicate: bool,
-}
-
-/// Response to a submission.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SubmitResult {
-    /// Stored now.
-    pub created: usize,
-    /// Already stored before.
-    pub duplicates: usize,
-    /// Per rollout, in submission order.
-    pub results: Vec<RolloutResult>,
 }
 
 /// Verifies and stores `items`: all or nothing (an unknown task or agent refuses the batch);
@@ -187,10 +115,7 @@ pub async fn submit_rollouts(
                 correct: score.correct,
                 status: score.status.as_str().to_string(),
                 verdict: score.verdict,
-                metadata: r
-                    .metadata
-                    .clone()
-                    .unwrap_or_else(|| Value::Object(Default::default())),
+                metadata: stored_metadata(r),
             }
         })
         .collect();
@@ -215,7 +140,7 @@ pub async fn submit_rollouts(
     }
     let results: Vec<RolloutResult> = ids
         .iter()
-        .map(|id| RolloutResult::new(&stored[id], !inserted.contains(id)))
+        .map(|id| result(&stored[id], !inserted.contains(id)))
         .collect();
     metrics::counter!("verifier_rollouts_stored_total").increment(inserted.len() as u64);
     Ok(SubmitResult {
@@ -225,20 +150,31 @@ pub async fn submit_rollouts(
     })
 }
 
-impl RolloutResult {
-    /// The API view of a stored row: its verdict without reference-side details.
-    fn new(r: &RolloutRow, duplicate: bool) -> Self {
-        Self {
-            id: r.id,
-            task_id: r.task_id,
-            agent_id: r.agent_id,
-            reward: r.reward,
-            correct: r.correct,
-            status: r.status.clone(),
-            verdict: redact(&r.verdict),
-            duplicate,
-        }
+/// The API view of a stored row: its verdict without reference-side details.
+fn result(r: &RolloutRow, duplicate: bool) -> RolloutResult {
+    RolloutResult {
+        id: r.id,
+        task_id: r.task_id,
+        agent_id: r.agent_id,
+        reward: r.reward,
+        correct: r.correct,
+        status: r.status.clone(),
+        verdict: redact(&r.verdict),
+        duplicate,
     }
+}
+
+/// The metadata column of a submission: its metadata (`{}` when absent) with a typed
+/// `ends_turn` stored under that key, where readers of the pool have always found it.
+fn stored_metadata(r: &NewRollout) -> Value {
+    let mut metadata = r
+        .metadata
+        .clone()
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    if let (Some(ends_turn), Value::Object(m)) = (r.ends_turn, &mut metadata) {
+        m.insert("ends_turn".into(), Value::Bool(ends_turn));
+    }
+    metadata
 }
 
 fn unique(ids: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
@@ -307,6 +243,15 @@ fn validate(
         }
         if let Some(m) = &r.metadata {
             check_json(&at("metadata"), m)?;
+        }
+        let said = r.metadata.as_ref().and_then(|m| m.get("ends_turn"));
+        if let (Some(typed), Some(said)) = (r.ends_turn, said)
+            && *said != Value::Bool(typed)
+        {
+            return Err(IngestError::invalid(
+                at("ends_turn"),
+                format!("ends_turn is {typed} but metadata.ends_turn is {said}"),
+            ));
         }
     }
     Ok(())

@@ -1,40 +1,14 @@
 //! Importing tasks: benchmark rows (JSON Lines) or task objects, checked, typed and stored all
 //! or nothing; re-importing identical tasks is a no-op.
 
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgPool;
-use utoipa::ToSchema;
-use uuid::Uuid;
+use wire::{TaskOutcome, TaskStored, TasksStored};
 
 use super::{IngestError, check_json, check_text};
 use crate::dataset;
-use crate::pool::tasks::{self, InsertError, TaskOutcome, TaskRow};
+use crate::pool::tasks::{self, InsertError, TaskRow};
 use crate::task::{NewTask, Reference};
-
-/// What happened to one uploaded task.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TaskStored {
-    /// Stable id.
-    pub id: Uuid,
-    /// Dataset.
-    pub dataset: String,
-    /// Id within the dataset.
-    pub external_id: String,
-    /// `created` or `unchanged`.
-    pub status: TaskOutcome,
-}
-
-/// Result of an upload.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TasksStored {
-    /// Newly stored.
-    pub created: usize,
-    /// Already present, identical.
-    pub unchanged: usize,
-    /// Per task, in upload order.
-    pub tasks: Vec<TaskStored>,
-}
 
 /// Stores checked `rows` (from [`validate_tasks`]); a task already stored under the same
 /// dataset and id with other content refuses the whole import, naming `{prefix}[i]`.

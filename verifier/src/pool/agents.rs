@@ -1,52 +1,8 @@
 //! Agents: the models that generate rollouts.
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sqlx::PgPool;
-use utoipa::ToSchema;
 use uuid::Uuid;
-
-/// A registered agent.
-#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
-pub struct Agent {
-    /// Stable id.
-    pub id: Uuid,
-    /// Unique name, e.g. `qwen3-1.7b-base`.
-    pub name: String,
-    /// Model family (`llama`, `qwen3`, …).
-    pub family: Option<String>,
-    /// Parameter count.
-    pub size_params: Option<i64>,
-    /// Tokenizer identity.
-    pub tokenizer: Option<String>,
-    /// Free-form model metadata.
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    /// When it was registered.
-    pub created_at: DateTime<Utc>,
-}
-
-/// An agent to register. Registering the same name again with the same fields is a no-op.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewAgent {
-    /// Unique name.
-    pub name: String,
-    /// Model family.
-    #[serde(default)]
-    pub family: Option<String>,
-    /// Parameter count.
-    #[serde(default)]
-    pub size_params: Option<i64>,
-    /// Tokenizer identity.
-    #[serde(default)]
-    pub tokenizer: Option<String>,
-    /// Free-form metadata.
-    #[serde(default)]
-    #[schema(value_type = Object)]
-    pub metadata: Option<Value>,
-}
+use wire::{Agent, NewAgent};
 
 /// The columns of [`Agent`], spliced into static SQL.
 macro_rules! columns {

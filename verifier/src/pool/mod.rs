@@ -12,6 +12,7 @@ use std::time::Duration;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use sqlx::postgres::PgPoolOptions;
+use wire::Page;
 
 /// The pool's schema, embedded from `migrations/`.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
@@ -59,22 +60,11 @@ pub async fn rollout_estimate(db: &PgPool) -> sqlx::Result<i64> {
     .await
 }
 
-/// A page of results with the cursor for the next one (`None` at the end).
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub struct Page<T> {
-    /// The items, in insertion order.
-    pub items: Vec<T>,
-    /// Pass as `after` to get the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<i64>,
-}
-
-impl<T> Page<T> {
-    /// Builds a page from up to `limit + 1` rows fetched in `seq` order.
-    fn from_rows(mut rows: Vec<T>, limit: i64, seq: impl Fn(&T) -> i64) -> Self {
-        let more = rows.len() as i64 > limit;
-        rows.truncate(limit as usize);
-        let next = if more { rows.last().map(seq) } else { None };
-        Self { items: rows, next }
-    }
+/// A page of up to `limit` items from up to `limit + 1` rows fetched in `seq` order: the extra
+/// row only says that there is a next page, which starts after the last item's `seq`.
+fn page<T>(mut rows: Vec<T>, limit: i64, seq: impl Fn(&T) -> i64) -> Page<T> {
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if more { rows.last().map(seq) } else { None };
+    Page { items: rows, next }
 }

@@ -1,63 +1,8 @@
 //! Rollouts: verified responses, the substance of the shared pool.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-use serde_json::Value;
 use sqlx::PgPool;
-use utoipa::ToSchema;
 use uuid::Uuid;
-
-use super::Page;
-
-/// A scored rollout, as stored.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
-pub struct RolloutRow {
-    /// Client-chosen or generated id.
-    pub id: Uuid,
-    /// Training run.
-    pub run: String,
-    /// Task answered.
-    pub task_id: Uuid,
-    /// Agent that answered.
-    pub agent_id: Uuid,
-    /// Training step.
-    pub step: i64,
-    /// Version of the generating policy.
-    pub policy_version: i64,
-    /// Response text.
-    pub response: String,
-    /// Number of response tokens under the generating tokenizer.
-    pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
-    pub logprob_mean: Option<f64>,
-    /// Summed token log-prob under the generating policy.
-    pub logprob_sum: Option<f64>,
-    /// Reward in [0, 1].
-    pub reward: f64,
-    /// Fully correct.
-    pub correct: bool,
-    /// `scored` or `judge_error`.
-    pub status: String,
-    /// Verdict (reference-side details removed by the API).
-    #[schema(value_type = Object)]
-    pub verdict: Value,
-    /// Client metadata.
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-}
-
-/// A stored rollout with its place in the pool.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
-pub struct Rollout {
-    /// The rollout.
-    #[serde(flatten)]
-    #[sqlx(flatten)]
-    pub row: RolloutRow,
-    /// When it was stored.
-    pub created_at: DateTime<Utc>,
-    /// Insertion order; the pagination cursor.
-    pub seq: i64,
-}
+use wire::{Group, GroupMember, Page, Rollout, RolloutRow};
 
 /// The columns of [`Rollout`], spliced into static SQL.
 macro_rules! columns {
@@ -156,56 +101,21 @@ pub async fn list(
     .bind(limit + 1)
     .fetch_all(db)
     .await?;
-    Ok(Page::from_rows(rows, limit, |r| r.seq))
+    Ok(super::page(rows, limit, |r| r.seq))
 }
 
-/// One response in a prompt group, with what a policy update needs.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
-pub struct GroupMember {
-    /// Rollout id.
-    pub id: Uuid,
-    /// Agent that wrote it.
-    pub agent_id: Uuid,
-    /// Agent name.
-    pub agent: String,
-    /// Response text.
-    pub response: String,
-    /// Reward in [0, 1].
-    pub reward: f64,
-    /// Fully correct.
-    pub correct: bool,
-    /// Response tokens under the generating tokenizer.
-    pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
-    pub logprob_mean: Option<f64>,
-    /// Summed token log-prob under the generating policy.
-    pub logprob_sum: Option<f64>,
-    /// Version of the generating policy.
-    pub policy_version: i64,
-    /// Client metadata (e.g. whether generation ended with an end-of-turn token).
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    #[serde(skip)]
-    #[sqlx(rename = "task_id")]
-    task: Uuid,
-    #[serde(skip)]
+/// A group member as queried, with the task it belongs to (which groups the members).
+#[derive(sqlx::FromRow)]
+struct MemberRow {
+    #[sqlx(flatten)]
+    member: GroupMember,
+    task_id: Uuid,
     prompt: String,
-}
-
-/// Every agent's responses to one task in one step.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Group {
-    /// The task.
-    pub task_id: Uuid,
-    /// Its prompt.
-    pub prompt: String,
-    /// The responses, by agent name then insertion order.
-    pub rollouts: Vec<GroupMember>,
 }
 
 /// The prompt groups of `step` in `run` (judge errors left out: their rewards mean nothing).
 pub async fn groups(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<Group>> {
-    let members: Vec<GroupMember> = sqlx::query_as(
+    let members: Vec<MemberRow> = sqlx::query_as(
         "select r.id, r.agent_id, a.name as agent, r.response, r.reward, r.correct, r.token_count,
                 r.logprob_mean, r.logprob_sum, r.policy_version, r.metadata, r.task_id, t.prompt
          from rollouts r join agents a on a.id = r.agent_id join tasks t on t.id = r.task_id
@@ -219,11 +129,11 @@ pub async fn groups(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<Group
     let mut groups: Vec<Group> = Vec::new();
     for m in members {
         match groups.last_mut() {
-            Some(g) if g.task_id == m.task => g.rollouts.push(m),
+            Some(g) if g.task_id == m.task_id => g.rollouts.push(m.member),
             _ => groups.push(Group {
-                task_id: m.task,
-                prompt: m.prompt.clone(),
-                rollouts: vec![m],
+                task_id: m.task_id,
+                prompt: m.prompt,
+                rollouts: vec![m.member],
             }),
         }
     }

@@ -1,13 +1,10 @@
 //! Tasks: prompts (public) with references (hidden).
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgPool;
-use utoipa::ToSchema;
 use uuid::Uuid;
+use wire::{Page, TaskOutcome, TaskSummary};
 
-use super::Page;
 use crate::task::{Reference, TaskKind};
 
 /// A validated task ready to store.
@@ -25,16 +22,6 @@ pub struct TaskRow {
     pub reference: Reference,
     /// Public metadata.
     pub metadata: Value,
-}
-
-/// What happened to one task of a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskOutcome {
-    /// Stored now.
-    Created,
-    /// Already stored with the same content.
-    Unchanged,
 }
 
 /// Why a batch of tasks was not stored.
@@ -105,27 +92,12 @@ pub async fn insert_batch(
     Ok(out)
 }
 
-/// A task as agents see it: no reference.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, ToSchema)]
-pub struct TaskSummary {
-    /// Stable id.
-    pub id: Uuid,
-    /// Dataset name.
-    pub dataset: String,
-    /// Id within the dataset.
-    pub external_id: String,
-    /// Verification kind (`math` or `code`).
-    pub kind: String,
-    /// The prompt.
-    pub prompt: String,
-    /// Public metadata.
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    /// When it was stored.
-    pub created_at: DateTime<Utc>,
-    /// Insertion order, for pagination.
-    #[serde(skip)]
-    pub seq: i64,
+/// A listed task with its insertion order, the pagination cursor.
+#[derive(sqlx::FromRow)]
+struct SummaryRow {
+    #[sqlx(flatten)]
+    task: TaskSummary,
+    seq: i64,
 }
 
 /// Filters for listing tasks.
@@ -144,7 +116,7 @@ pub async fn list(
     after: i64,
     limit: i64,
 ) -> sqlx::Result<Page<TaskSummary>> {
-    let rows: Vec<TaskSummary> = sqlx::query_as(
+    let rows: Vec<SummaryRow> = sqlx::query_as(
         "select id, dataset, external_id, kind, prompt, metadata, created_at, seq from tasks
          where seq > $1 and ($2::text is null or dataset = $2) and ($3::text is null or kind = $3)
          order by seq limit $4",
@@ -155,7 +127,11 @@ pub async fn list(
     .bind(limit + 1)
     .fetch_all(db)
     .await?;
-    Ok(Page::from_rows(rows, limit, |t| t.seq))
+    let page = super::page(rows, limit, |t| t.seq);
+    Ok(Page {
+        items: page.items.into_iter().map(|r| r.task).collect(),
+        next: page.next,
+    })
 }
 
 /// A task with what scoring needs.

@@ -62,6 +62,7 @@ class NewRollout(TypedDict, total=False):
     token_count: int
     logprob_mean: float
     logprob_sum: float
+    ends_turn: bool  # generation stopped at an end-of-turn token; stored as metadata.ends_turn
     metadata: Any
 
 
