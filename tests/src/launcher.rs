@@ -10,29 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use sqlx::PgPool;
-use sqlx::postgres::PgPoolOptions;
-
-use crate::{repo_root, workspace_binary};
-
-/// The database server tests use: `DATABASE_URL` (scripts/test points it at a throwaway
-/// database), else the local default.
-pub fn database_url() -> String {
-    std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-/// `url` with its connections confined to `schema` (libpq and sqlx both read `options`).
-pub fn with_schema(url: &str, schema: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}options=-c%20search_path%3D{schema}")
-}
-
-/// A free loopback address (the port is released again, so another process may race for it;
-/// on loopback with fresh ephemeral ports that does not happen in practice).
-pub fn free_addr() -> anyhow::Result<String> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
-    Ok(l.local_addr()?.to_string())
-}
+use testkit::{Schema, repo_root, workspace_binary};
+pub use testkit::{database_url, free_addr, with_schema};
 
 /// Lines a process printed (stdout and stderr, interleaved as read), shared with reader threads.
 #[derive(Default)]
@@ -254,14 +233,10 @@ impl Stack {
     /// the example data in `data`, and waits until the service is ready.
     pub async fn start(data: &Path) -> anyhow::Result<Self> {
         let admin_url = database_url();
-        let schema = format!("e2e_{}", uuid::Uuid::new_v4().simple());
-        let admin = connect(&admin_url).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("create schema {schema}")))
-            .execute(&admin)
-            .await
-            .context("creating the test schema")?;
-        admin.close().await;
-        let db_url = with_schema(&admin_url, &schema);
+        let Schema {
+            name: schema,
+            url: db_url,
+        } = Schema::create("e2e").await?;
         let verifier = workspace_binary("verifier")?;
         let listen = free_addr()?;
         let data = data.to_string_lossy();
@@ -289,7 +264,7 @@ impl Stack {
 
     /// A direct connection to the stack's schema (what `psql` users see).
     pub async fn db(&self) -> anyhow::Result<PgPool> {
-        connect(&self.db_url).await
+        testkit::connect(&self.db_url, 2).await
     }
 
     /// Stops the stack as Ctrl-C does and checks that everything it started is gone.
@@ -331,15 +306,4 @@ impl Drop for Stack {
             .stderr(Stdio::null())
             .status();
     }
-}
-
-async fn connect(url: &str) -> anyhow::Result<PgPool> {
-    PgPoolOptions::new()
-        .max_connections(2)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect(url)
-        .await
-        .with_context(|| {
-            format!("connecting to {url} (is PostgreSQL up? scripts/postgres ensure starts one)")
-        })
 }

@@ -14,17 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 use verifier::api::{self, AppState, Limits};
 use verifier::{code, pool};
 
-/// The database server tests run against.
-pub fn database_url() -> String {
-    std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-/// `url` with its connections confined to `schema`.
-pub fn with_schema(url: &str, schema: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}options=-c%20search_path%3D{schema}")
-}
+pub use testkit::{database_url, with_schema};
 
 /// The sandbox settings `verifier serve` uses by default.
 pub fn default_sandbox() -> code::SandboxArgs {
@@ -80,17 +70,13 @@ impl TestService {
         via: Option<SocketAddr>,
         sandbox: code::SandboxArgs,
     ) -> Self {
-        let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
-        let base = database_url();
-        let admin = pool::connect(&base, 1, Duration::from_secs(10))
+        let testkit::Schema {
+            name: schema,
+            url: db_url,
+        } = testkit::Schema::create("t")
             .await
             .expect("database reachable");
-        sqlx::query(sqlx::AssertSqlSafe(format!("create schema {schema}")))
-            .execute(&admin)
-            .await
-            .expect("create schema");
-        admin.close().await;
-        let db_url = with_schema(&base, &schema);
+        let base = database_url();
         let db = pool::connect(&db_url, 4, Duration::from_secs(10))
             .await
             .expect("connect");
