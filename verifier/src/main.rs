@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use verifier::api::{self, AppState, Limits};
-use verifier::code;
+use verifier::code::{self, JudgeConfig};
 use verifier::scoring::Scorer;
 use verifier::task::Reference;
 use verifier::telemetry::{self, LogFormat};
@@ -89,7 +89,51 @@ struct ServeArgs {
     #[arg(long)]
     no_migrate: bool,
     #[command(flatten)]
-    sandbox: code::SandboxArgs,
+    sandbox: SandboxArgs,
+}
+
+/// Sandbox settings shared by `verifier serve` and `verifier score`.
+#[derive(Debug, Clone, Args)]
+struct SandboxArgs {
+    /// Maximum number of programs running at once (default: number of cores).
+    #[arg(long, env = "VERIFIER_SANDBOX_CONCURRENCY")]
+    sandbox_concurrency: Option<usize>,
+    /// Wall-clock limit per program run, in milliseconds.
+    #[arg(long, env = "VERIFIER_SANDBOX_TIME_LIMIT_MS", default_value_t = JudgeConfig::default().time_limit_ms)]
+    sandbox_time_limit_ms: u64,
+    /// Linear-memory limit per program run, in MiB.
+    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_MB", default_value_t = JudgeConfig::default().memory_mb)]
+    sandbox_memory_mb: u64,
+    /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
+    /// about a quarter faster (BENCHMARKS.md#sandbox).
+    #[arg(long, env = "VERIFIER_SANDBOX_FUEL", default_value_t = JudgeConfig::default().fuel, action = clap::ArgAction::Set)]
+    sandbox_fuel: bool,
+    /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
+    #[arg(long, env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
+    sandbox_runtime_dir: Option<PathBuf>,
+    /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
+    #[arg(long, env = "VERIFIER_SANDBOX_CACHE_DIR")]
+    sandbox_cache_dir: Option<PathBuf>,
+    /// How the C/C++ compiler is confined: `auto` (namespaces, else Landlock), `namespaces`
+    /// (bubblewrap) or `landlock` (Landlock + seccomp). It never runs unconfined: when none
+    /// works, C/C++ are refused (`GET /v1/capabilities` says why).
+    #[arg(long, env = "VERIFIER_SANDBOX_CONFINEMENT", default_value = "auto")]
+    sandbox_confinement: sandbox::ConfinementChoice,
+}
+
+impl SandboxArgs {
+    /// The judge's configuration these flags describe.
+    fn judge(&self) -> JudgeConfig {
+        JudgeConfig {
+            concurrency: self.sandbox_concurrency,
+            time_limit_ms: self.sandbox_time_limit_ms,
+            memory_mb: self.sandbox_memory_mb,
+            fuel: self.sandbox_fuel,
+            runtime_dir: self.sandbox_runtime_dir.clone(),
+            cache_dir: self.sandbox_cache_dir.clone(),
+            confinement: self.sandbox_confinement,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -108,7 +152,7 @@ struct ScoreArgs {
     /// JSON Lines input; stdin when absent or `-`.
     file: Option<PathBuf>,
     #[command(flatten)]
-    sandbox: code::SandboxArgs,
+    sandbox: SandboxArgs,
 }
 
 #[tokio::main]
@@ -141,7 +185,7 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         pool::migrate(&db).await.context("applying migrations")?;
         db
     };
-    let judge = code::Judge::new(&a.sandbox).context("starting the code sandbox")?;
+    let judge = code::Judge::new(&a.sandbox.judge()).context("starting the code sandbox")?;
     let limits = Limits {
         max_body_bytes: a.max_body_bytes,
         max_batch: a.max_batch,
@@ -232,7 +276,10 @@ async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
         )),
         _ => Box::new(std::io::stdin().lock()),
     };
-    let scorer = Scorer::new(code::Judge::new(&a.sandbox)?, math::Options::default());
+    let scorer = Scorer::new(
+        code::Judge::new(&a.sandbox.judge())?,
+        math::Options::default(),
+    );
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut invalid = 0usize;
     for (i, line) in input.lines().enumerate() {
@@ -266,4 +313,40 @@ fn parse_score_line(line: &str) -> Result<(Reference, String, String), String> {
     let l: ScoreLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
     let reference = Reference::from_json(l.kind, &l.reference)?;
     Ok((reference, l.prompt, l.response))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    }
+
+    #[test]
+    fn sandbox_flags_reach_the_sandbox_config() {
+        let defaults = Cli::parse_from(["verifier"]).sandbox.judge();
+        assert_eq!(defaults, JudgeConfig::default());
+        let defaults = defaults.sandbox();
+        assert!(defaults.fuel);
+        assert_eq!(defaults.default_limits.memory_bytes, 512 << 20);
+        let set = Cli::parse_from([
+            "verifier",
+            "--sandbox-fuel",
+            "false",
+            "--sandbox-memory-mb",
+            "64",
+            "--sandbox-concurrency",
+            "3",
+        ])
+        .sandbox
+        .judge()
+        .sandbox();
+        assert!(!set.fuel);
+        assert_eq!(set.default_limits.memory_bytes, 64 << 20);
+        assert_eq!(set.concurrency, 3);
+        assert!(Cli::try_parse_from(["verifier", "--sandbox-fuel", "maybe"]).is_err());
+    }
 }

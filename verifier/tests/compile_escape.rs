@@ -196,8 +196,8 @@ async fn confinement(s: &TestService) -> Option<String> {
 
 /// Sends every technique as C and C++ through both endpoints of a service confined by `choice`.
 async fn no_technique_leaks(choice: ConfinementChoice) {
-    let mut args = support::default_sandbox();
-    args.sandbox_confinement = choice;
+    let mut args = verifier::code::JudgeConfig::default();
+    args.confinement = choice;
     let s = TestService::start_with_sandbox(args).await;
     let Some(mechanism) = confinement(&s).await else {
         // Refused up front is the fail-closed answer; nothing was compiled to leak. On a host

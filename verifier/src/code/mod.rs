@@ -100,60 +100,65 @@ pub enum Scoring {
     Fraction,
 }
 
-/// Sandbox settings shared by `verifier serve` and `verifier score`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SandboxArgs {
-    /// Maximum number of programs running at once (default: number of cores).
-    #[arg(long, env = "VERIFIER_SANDBOX_CONCURRENCY")]
-    pub sandbox_concurrency: Option<usize>,
+/// How a [`Judge`]'s sandbox is set up (`verifier serve` and `verifier score` build it from
+/// their `--sandbox-*` flags); the default is theirs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// Most programs running at once (`None`: the number of cores).
+    pub concurrency: Option<usize>,
     /// Wall-clock limit per program run, in milliseconds.
-    #[arg(long, env = "VERIFIER_SANDBOX_TIME_LIMIT_MS", default_value_t = 10_000)]
-    pub sandbox_time_limit_ms: u64,
+    pub time_limit_ms: u64,
     /// Linear-memory limit per program run, in MiB.
-    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_MB", default_value_t = 512)]
-    pub sandbox_memory_mb: u64,
-    /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
-    /// about a quarter faster (BENCHMARKS.md#sandbox).
-    #[arg(long, env = "VERIFIER_SANDBOX_FUEL", default_value_t = true, action = clap::ArgAction::Set)]
-    pub sandbox_fuel: bool,
-    /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
-    #[arg(long, env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
-    pub sandbox_runtime_dir: Option<PathBuf>,
-    /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
-    #[arg(long, env = "VERIFIER_SANDBOX_CACHE_DIR")]
-    pub sandbox_cache_dir: Option<PathBuf>,
-    /// How the C/C++ compiler is confined: `auto` (namespaces, else Landlock), `namespaces`
-    /// (bubblewrap) or `landlock` (Landlock + seccomp). It never runs unconfined: when none
-    /// works, C/C++ are refused (`GET /v1/capabilities` says why).
-    #[arg(long, env = "VERIFIER_SANDBOX_CONFINEMENT", default_value = "auto")]
-    pub sandbox_confinement: sandbox::ConfinementChoice,
+    pub memory_mb: u64,
+    /// Meter wasm fuel, so verdicts report `fuel_used`.
+    pub fuel: bool,
+    /// Folder with the Python wasm runtimes (`None`: `$HACRL_CACHE/python-wasm`).
+    pub runtime_dir: Option<PathBuf>,
+    /// Folder for precompiled runtimes (`None`: `$HACRL_CACHE/wasmtime-precompiled`).
+    pub cache_dir: Option<PathBuf>,
+    /// How the C/C++ compiler may be confined.
+    pub confinement: sandbox::ConfinementChoice,
 }
 
-impl SandboxArgs {
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        Self {
+            concurrency: None,
+            time_limit_ms: 10_000,
+            memory_mb: 512,
+            fuel: true,
+            runtime_dir: None,
+            cache_dir: None,
+            confinement: sandbox::ConfinementChoice::Auto,
+        }
+    }
+}
+
+impl JudgeConfig {
     /// The sandbox configuration these settings describe.
-    pub fn config(&self) -> sandbox::Config {
+    pub fn sandbox(&self) -> sandbox::Config {
         let mut config = sandbox::Config::default();
-        if let Some(n) = self.sandbox_concurrency {
+        if let Some(n) = self.concurrency {
             config.concurrency = n;
         }
-        if let Some(dir) = &self.sandbox_runtime_dir {
+        if let Some(dir) = &self.runtime_dir {
             config.runtime_dir = dir.clone();
         }
-        if let Some(dir) = &self.sandbox_cache_dir {
+        if let Some(dir) = &self.cache_dir {
             config.cache_dir = dir.clone();
         }
         config.default_limits = self.limits();
-        config.fuel = self.sandbox_fuel;
+        config.fuel = self.fuel;
         config.queue_observer = Some(Arc::new(crate::telemetry::SandboxQueueMetrics));
-        config.confinement = self.sandbox_confinement;
+        config.confinement = self.confinement;
         config
     }
 
     /// Per-run limits these settings describe.
     pub fn limits(&self) -> Limits {
         Limits {
-            wall_time: Duration::from_millis(self.sandbox_time_limit_ms),
-            memory_bytes: self.sandbox_memory_mb << 20,
+            wall_time: Duration::from_millis(self.time_limit_ms),
+            memory_bytes: self.memory_mb << 20,
             ..Limits::default()
         }
     }
@@ -269,19 +274,16 @@ impl CodeVerdict {
 
 impl Judge {
     /// Builds the judge and its sandbox (shared with other judges of the same settings).
-    pub fn new(args: &SandboxArgs) -> anyhow::Result<Self> {
+    pub fn new(config: &JudgeConfig) -> anyhow::Result<Self> {
         anyhow::ensure!(
-            args.sandbox_time_limit_ms > 0,
+            config.time_limit_ms > 0,
             "--sandbox-time-limit-ms must be positive"
         );
-        anyhow::ensure!(
-            args.sandbox_memory_mb > 0,
-            "--sandbox-memory-mb must be positive"
-        );
-        let sandbox = shared_sandbox(args.config())?;
+        anyhow::ensure!(config.memory_mb > 0, "--sandbox-memory-mb must be positive");
+        let sandbox = shared_sandbox(config.sandbox())?;
         Ok(Self {
             sandbox,
-            limits: args.limits(),
+            limits: config.limits(),
         })
     }
 
@@ -436,40 +438,5 @@ impl Judge {
             cases,
             elapsed_seconds: started.elapsed().as_secs_f64(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use super::SandboxArgs;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        sandbox: SandboxArgs,
-    }
-
-    #[test]
-    fn sandbox_flags_reach_the_sandbox_config() {
-        let defaults = Cli::parse_from(["verifier"]).sandbox.config();
-        assert!(defaults.fuel);
-        assert_eq!(defaults.default_limits.memory_bytes, 512 << 20);
-        let set = Cli::parse_from([
-            "verifier",
-            "--sandbox-fuel",
-            "false",
-            "--sandbox-memory-mb",
-            "64",
-            "--sandbox-concurrency",
-            "3",
-        ])
-        .sandbox
-        .config();
-        assert!(!set.fuel);
-        assert_eq!(set.default_limits.memory_bytes, 64 << 20);
-        assert_eq!(set.concurrency, 3);
-        assert!(Cli::try_parse_from(["verifier", "--sandbox-fuel", "maybe"]).is_err());
     }
 }

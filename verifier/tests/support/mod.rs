@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use clap::Parser;
 use serde_json::Value;
 use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
@@ -15,16 +14,6 @@ use verifier::api::{self, AppState, Limits};
 use verifier::{code, pool};
 
 pub use testkit::{database_url, with_schema};
-
-/// The sandbox settings `verifier serve` uses by default.
-pub fn default_sandbox() -> code::SandboxArgs {
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        sandbox: code::SandboxArgs,
-    }
-    Wrapper::parse_from(["verifier"]).sandbox
-}
 
 /// The Prometheus text a service at `base_url` exposes on `/metrics`.
 pub async fn metrics_text(base_url: &str) -> String {
@@ -57,18 +46,18 @@ impl TestService {
     /// Starts the service with `limits`; its database traffic goes through `via` when given
     /// (a proxy the test can cut), while `db` always connects directly.
     pub async fn start_with(limits: Limits, via: Option<SocketAddr>) -> Self {
-        Self::start_full(limits, via, default_sandbox()).await
+        Self::start_full(limits, via, code::JudgeConfig::default()).await
     }
 
     /// Starts the service with its sandbox set up by `sandbox`.
-    pub async fn start_with_sandbox(sandbox: code::SandboxArgs) -> Self {
+    pub async fn start_with_sandbox(sandbox: code::JudgeConfig) -> Self {
         Self::start_full(Limits::default(), None, sandbox).await
     }
 
     async fn start_full(
         limits: Limits,
         via: Option<SocketAddr>,
-        sandbox: code::SandboxArgs,
+        sandbox: code::JudgeConfig,
     ) -> Self {
         let testkit::Schema {
             name: schema,
