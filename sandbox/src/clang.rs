@@ -12,9 +12,8 @@ use tokio::io::AsyncReadExt;
 
 use crate::builds::{self, Build, Builds};
 use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism, Toolset};
+use crate::instance::{Host, command_linker, run_command};
 use crate::outcome::CompileOutcome;
-use crate::python::{command_linker, run_command};
-use crate::runner::Inner;
 use crate::{Language, Limits, Outcome, Program, Runtime, Status};
 
 /// Most compiler diagnostics kept.
@@ -74,7 +73,7 @@ impl Toolchain {
     }
 
     /// Compiles then runs a C or C++ program.
-    pub(crate) async fn run(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+    pub(crate) async fn run(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
         let key = builds::key(program.language, &program.source);
         let (compile, wasm) = match self.builds.get(&key) {
             Some(build) => (
@@ -118,7 +117,7 @@ impl Toolchain {
             return outcome;
         };
         // Small modules compile in milliseconds; doing it here keeps it on the sandbox's threads.
-        let module = match wasmtime::Module::new(&inner.engine, &wasm[..]) {
+        let module = match wasmtime::Module::new(&host.engine, &wasm[..]) {
             Ok(m) => m,
             Err(e) => {
                 return with_compile(
@@ -127,14 +126,14 @@ impl Toolchain {
                 );
             }
         };
-        let pre = match command_linker(&inner.engine).and_then(|l| {
+        let pre = match command_linker(&host.engine).and_then(|l| {
             l.instantiate_pre(&module)
                 .map_err(|e| anyhow::anyhow!("linking compiled program: {e:?}"))
         }) {
             Ok(p) => p,
             Err(e) => return with_compile(Outcome::internal(format!("{e:#}")), compile),
         };
-        let outcome = run_command(inner, &pre, program, limits, &["main"], Runtime::Wasi).await;
+        let outcome = run_command(host, &pre, program, limits, &["main"], Runtime::Wasi).await;
         with_compile(outcome, compile)
     }
 

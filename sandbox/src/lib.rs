@@ -8,12 +8,19 @@
 //! fresh instance: nothing is shared between runs, there is no network, no host environment and no
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
+//!
+//! Layers, top down: `runner` ([`Sandbox`]) checks a program, queues it (`queue`) and hands it
+//! to its language; `python` (the two runtimes) and `clang` (confined compiles by `confine`,
+//! reused by `builds`) prepare the run; `instance` makes and runs one wasm instance within the
+//! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
+//! precompiled runtimes); `outcome` is what comes back.
 
 mod builds;
 mod clang;
 mod config;
 mod confine;
 mod cpp;
+mod instance;
 mod meter;
 mod modules;
 mod outcome;

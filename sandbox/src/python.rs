@@ -5,11 +5,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use wasmtime::Store;
 use wasmtime::component::{self, ComponentExportIndex, ResourceTable};
-use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use crate::instance::{
+    CommandState, Ending, Host, Metered, command_linker, ending_of, execute, run_command,
+};
 use crate::meter::MemoryMeter;
-use crate::runner::{Ending, Inner, Metered, ending_of, execute};
 use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
 
 /// File name of the fast runtime (a componentize-py component) in `Config::runtime_dir`.
@@ -42,23 +43,6 @@ impl Metered for FastState {
     }
 }
 
-/// Store data for WASI preview 1 command modules (full Python, C, C++).
-pub(crate) struct CommandState {
-    pub(crate) ctx: WasiP1Ctx,
-    pub(crate) meter: MemoryMeter,
-}
-
-impl Metered for CommandState {
-    fn meter(&mut self) -> &mut MemoryMeter {
-        &mut self.meter
-    }
-}
-
-/// The WASI context of a command store.
-fn command_wasi(state: &mut CommandState) -> &mut WasiP1Ctx {
-    &mut state.ctx
-}
-
 /// The pre-initialised component, ready to instantiate.
 struct Fast {
     pre: component::InstancePre<FastState>,
@@ -69,14 +53,6 @@ struct Fast {
 pub(crate) struct Python {
     fast: Option<Fast>,
     full: Option<wasmtime::InstancePre<CommandState>>,
-}
-
-/// A linker with WASI preview 1 for command modules.
-pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Linker<CommandState>> {
-    let mut linker = wasmtime::Linker::new(engine);
-    wasmtime_wasi::p1::add_to_linker_async(&mut linker, command_wasi)
-        .map_err(|e| anyhow::anyhow!("linking WASI preview 1: {e:?}"))?;
-    Ok(linker)
 }
 
 impl Python {
@@ -130,20 +106,20 @@ impl Python {
     }
 
     /// Runs a Python program on the runtime its settings and imports call for.
-    pub(crate) async fn run(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+    pub(crate) async fn run(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
         let use_fast = match program.python_runtime {
             PythonRuntime::Auto | PythonRuntime::Fast => self.fast.is_some(),
             PythonRuntime::Full => false,
         };
         let may_fall_back = program.python_runtime == PythonRuntime::Auto && self.full.is_some();
         if use_fast {
-            let mut outcome = self.run_fast(inner, program, limits).await;
+            let mut outcome = self.run_fast(host, program, limits).await;
             if outcome.exit_code == Some(MISSING_MODULE) {
                 if may_fall_back {
                     tracing::debug!(
                         "fast Python lacks an imported module; rerunning on the full runtime"
                     );
-                    let mut full = self.run_full(inner, program, limits).await;
+                    let mut full = self.run_full(host, program, limits).await;
                     full.fell_back = true;
                     return full;
                 }
@@ -156,18 +132,18 @@ impl Python {
             _ if self.full.is_none() => {
                 Outcome::internal("the full Python runtime is not installed")
             }
-            _ => self.run_full(inner, program, limits).await,
+            _ => self.run_full(host, program, limits).await,
         }
     }
 
     /// One run on the pre-initialised component.
-    async fn run_fast(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+    async fn run_fast(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
         let Some(fast) = &self.fast else {
             return Outcome::internal("the fast Python runtime is not installed");
         };
         let source = program.source.as_str();
         execute(
-            inner,
+            host,
             program,
             limits,
             &["python"],
@@ -194,12 +170,12 @@ impl Python {
     }
 
     /// One run of `python -c SOURCE` on the full CPython 3.12 module.
-    async fn run_full(&self, inner: &Inner, program: &Program, limits: &Limits) -> Outcome {
+    async fn run_full(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
         let Some(pre) = &self.full else {
             return Outcome::internal("the full Python runtime is not installed");
         };
         run_command(
-            inner,
+            host,
             pre,
             program,
             limits,
@@ -208,36 +184,4 @@ impl Python {
         )
         .await
     }
-}
-
-/// Runs a WASI preview 1 command module's `_start` with the given argv.
-pub(crate) async fn run_command(
-    inner: &Inner,
-    pre: &wasmtime::InstancePre<CommandState>,
-    program: &Program,
-    limits: &Limits,
-    args: &[&str],
-    runtime: Runtime,
-) -> Outcome {
-    execute(
-        inner,
-        program,
-        limits,
-        args,
-        runtime,
-        |mut builder, meter| CommandState {
-            ctx: builder.build_p1(),
-            meter,
-        },
-        async |store: &mut Store<CommandState>| {
-            let result = async {
-                let instance = pre.instantiate_async(&mut *store).await?;
-                let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
-                start.call_async(&mut *store, ()).await
-            }
-            .await;
-            ending_of(result)
-        },
-    )
-    .await
 }

@@ -1,0 +1,67 @@
+//! The WASI preview 1 command runner: a module's `_start` with an argv, as full Python and
+//! compiled C/C++ programs run.
+
+use anyhow::Result;
+use wasmtime::Store;
+use wasmtime_wasi::p1::WasiP1Ctx;
+
+use super::{Host, Metered, ending_of, execute};
+use crate::meter::MemoryMeter;
+use crate::{Limits, Outcome, Program, Runtime};
+
+/// Store data for WASI preview 1 command modules (full Python, C, C++).
+pub(crate) struct CommandState {
+    ctx: WasiP1Ctx,
+    meter: MemoryMeter,
+}
+
+impl Metered for CommandState {
+    fn meter(&mut self) -> &mut MemoryMeter {
+        &mut self.meter
+    }
+}
+
+/// The WASI context of a command store.
+fn command_wasi(state: &mut CommandState) -> &mut WasiP1Ctx {
+    &mut state.ctx
+}
+
+/// A linker with WASI preview 1 for command modules.
+pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Linker<CommandState>> {
+    let mut linker = wasmtime::Linker::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, command_wasi)
+        .map_err(|e| anyhow::anyhow!("linking WASI preview 1: {e:?}"))?;
+    Ok(linker)
+}
+
+/// Runs a WASI preview 1 command module's `_start` with the given argv.
+pub(crate) async fn run_command(
+    host: &Host,
+    pre: &wasmtime::InstancePre<CommandState>,
+    program: &Program,
+    limits: &Limits,
+    args: &[&str],
+    runtime: Runtime,
+) -> Outcome {
+    execute(
+        host,
+        program,
+        limits,
+        args,
+        runtime,
+        |mut builder, meter| CommandState {
+            ctx: builder.build_p1(),
+            meter,
+        },
+        async |store: &mut Store<CommandState>| {
+            let result = async {
+                let instance = pre.instantiate_async(&mut *store).await?;
+                let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
+                start.call_async(&mut *store, ()).await
+            }
+            .await;
+            ending_of(result)
+        },
+    )
+    .await
+}

@@ -1,0 +1,207 @@
+//! One run's wasm instance: the engine and configuration every run shares ([`Host`]), the
+//! store with the run's limits (memory, fuel, wall time, working folder), the WASI context with
+//! its I/O, [`execute`] for one guest call, and the WASI command runner. `python` and `clang`
+//! build on this layer; `runner` is the façade that queues runs and picks the language.
+
+mod classify;
+mod command;
+
+pub(crate) use command::{CommandState, command_linker, run_command};
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use wasmtime::{Engine, Store, UpdateDeadline};
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+use crate::meter::MemoryMeter;
+use crate::scratch::{Scratch, ScratchWatch};
+use crate::{Config, Limits, Outcome, Program};
+use classify::Classify;
+
+/// Grace beyond the wall-time limit for guests blocked in a host call (e.g. `time.sleep`).
+const BLOCKED_GRACE: Duration = Duration::from_millis(200);
+
+/// Epoch ticks between two looks at the size of a run's working folder (a folder scan costs far
+/// more than a tick's other work). Between looks a program writes at most what the disk takes in
+/// this time, plus one write of at most its memory limit.
+const SCRATCH_CHECK_TICKS: u32 = 8;
+
+/// What every run's instance is made from: the sandbox's engine and configuration.
+pub(crate) struct Host {
+    pub(crate) engine: Engine,
+    pub(crate) config: Config,
+}
+
+/// Store data that carries a memory meter.
+pub(crate) trait Metered {
+    /// The store's memory meter.
+    fn meter(&mut self) -> &mut MemoryMeter;
+}
+
+/// Per-run I/O and the working folder (removed when dropped).
+pub(crate) struct Io {
+    pub(crate) stdout: MemoryOutputPipe,
+    pub(crate) stderr: MemoryOutputPipe,
+    scratch: Scratch,
+}
+
+/// A WASI context with the run's stdin/stdout/stderr, fixed environment and its working folder
+/// (the provided files, writable, bounded by `Limits::scratch_bytes`).
+fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(WasiCtxBuilder, Io)> {
+    let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
+    let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
+    let mut builder = WasiCtxBuilder::new();
+    builder
+        .stdin(MemoryInputPipe::new(program.stdin.clone()))
+        .stdout(stdout.clone())
+        .stderr(stderr.clone())
+        .args(args)
+        // No host environment: only what makes runs deterministic and output survive a trap.
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONUNBUFFERED", "1")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .insecure_random_seed(0)
+        .allow_tcp(false)
+        .allow_udp(false)
+        .allow_ip_name_lookup(false);
+    let scratch = Scratch::new(&program.files, limits.scratch_bytes)?;
+    builder
+        .preopened_dir(scratch.path(), ".", FsPerms::ReadWrite)
+        .map_err(|e| anyhow::anyhow!("preopening the working folder: {e:?}"))?;
+    Ok((
+        builder,
+        Io {
+            stdout,
+            stderr,
+            scratch,
+        },
+    ))
+}
+
+/// Error a store's epoch callback raises when the wall-time limit has passed.
+#[derive(Debug, thiserror::Error)]
+#[error("wall-time limit exceeded")]
+pub(crate) struct DeadlineExceeded;
+
+/// Error a store's epoch callback raises when the working folder outgrew its limit.
+#[derive(Debug, thiserror::Error)]
+#[error("working folder limit exceeded")]
+pub(crate) struct ScratchExceeded;
+
+/// A store with the run's memory limit, fuel, wall-clock deadline and working-folder watch.
+fn new_store<T: Metered + Send + 'static>(
+    host: &Host,
+    data: T,
+    limits: &Limits,
+    scratch: ScratchWatch,
+) -> Result<Store<T>> {
+    let mut store = Store::new(&host.engine, data);
+    store.limiter(|s| s.meter());
+    if host.config.fuel {
+        store
+            .set_fuel(limits.fuel.unwrap_or(u64::MAX))
+            .map_err(|e| anyhow::anyhow!("setting fuel: {e:?}"))?;
+    }
+    let deadline = Instant::now() + limits.wall_time;
+    store.set_epoch_deadline(1);
+    let mut ticks = 0u32;
+    store.epoch_deadline_callback(move |_| {
+        ticks = ticks.wrapping_add(1);
+        if Instant::now() >= deadline {
+            Err(wasmtime::Error::new(DeadlineExceeded))
+        } else if ticks.is_multiple_of(SCRATCH_CHECK_TICKS) && scratch.exceeded() {
+            Err(wasmtime::Error::new(ScratchExceeded))
+        } else {
+            // Yielding lets the executor run timers and other runs between slices.
+            Ok(UpdateDeadline::Yield(1))
+        }
+    });
+    Ok(store)
+}
+
+/// How a guest call ended, before classification.
+pub(crate) enum Ending {
+    /// The guest returned or exited with this status.
+    Exited(i32),
+    /// The guest trapped or a host call failed.
+    Failed(wasmtime::Error),
+    /// The outer timeout fired while the guest was blocked in a host call.
+    Blocked,
+}
+
+/// Converts a `_start`-style result into an [`Ending`].
+pub(crate) fn ending_of(result: wasmtime::Result<()>) -> Ending {
+    match result {
+        Ok(()) => Ending::Exited(0),
+        Err(e) => match e.downcast_ref::<I32Exit>() {
+            Some(exit) => Ending::Exited(exit.0),
+            None => Ending::Failed(e),
+        },
+    }
+}
+
+/// Runs `fut` with the outer timeout that catches guests blocked in host calls.
+async fn with_outer_timeout<F>(limits: &Limits, fut: F) -> (Ending, Option<u64>)
+where
+    F: std::future::Future<Output = (Ending, Option<u64>)>,
+{
+    match tokio::time::timeout(limits.wall_time + BLOCKED_GRACE, fut).await {
+        Ok(done) => done,
+        Err(_) => (Ending::Blocked, None),
+    }
+}
+
+/// Runs one guest call in a fresh store with the program's I/O and the run's limits (memory,
+/// fuel, wall time, the outer timeout for blocked guests) and classifies how it ended.
+/// `state` builds the store's data from the WASI builder and the memory meter; `call`
+/// instantiates the guest and runs it.
+pub(crate) async fn execute<T: Metered + Send + 'static>(
+    host: &Host,
+    program: &Program,
+    limits: &Limits,
+    args: &[&str],
+    runtime: crate::Runtime,
+    state: impl FnOnce(WasiCtxBuilder, MemoryMeter) -> T,
+    call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
+) -> Outcome {
+    let started = Instant::now();
+    let (builder, io) = match wasi_builder(program, limits, args) {
+        Ok(b) => b,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
+    let mut store = match new_store(host, state(builder, meter), limits, io.scratch.watch()) {
+        Ok(s) => s,
+        Err(e) => return Outcome::internal(format!("{e:#}")),
+    };
+    let fuel_start = store.get_fuel().ok();
+    let (ending, fuel_used) = with_outer_timeout(limits, async {
+        let ending = call(&mut store).await;
+        let fuel_used = fuel_start.zip(store.get_fuel().ok()).map(|(a, b)| a - b);
+        (ending, fuel_used)
+    })
+    .await;
+    // Dropping the store first closes the guest's files, so what it wrote is complete.
+    drop(store);
+    let scratch_exceeded = match &ending {
+        Ending::Failed(e) if e.downcast_ref::<ScratchExceeded>().is_some() => true,
+        _ => io.scratch.watch().exceeded(),
+    };
+    let mut outcome = Classify {
+        ending,
+        io: &io,
+        limits,
+        memory: &memory,
+        fuel_used,
+        started,
+        runtime,
+        scratch_exceeded,
+    }
+    .outcome();
+    if !scratch_exceeded {
+        outcome.files = io.scratch.fetch(&program.fetch_files);
+    }
+    outcome
+}
