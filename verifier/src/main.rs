@@ -291,7 +291,7 @@ async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
             Ok((reference, prompt, response)) => {
                 let s = scorer.score(&reference, &prompt, &response).await;
                 json!({ "line": i + 1, "correct": s.correct, "reward": s.reward,
-                        "status": s.status, "verdict": s.verdict })
+                        "status": s.status, "verdict": s.verdict.stored() })
             }
             Err(e) => {
                 invalid += 1;

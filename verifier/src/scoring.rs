@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::code;
 use crate::math;
 use crate::task::Reference;
+use crate::verdict::Verdict;
 
 /// Whether a score says something about the response, or the judge itself failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -40,8 +40,9 @@ pub struct Score {
     pub correct: bool,
     /// Whether the judge could judge.
     pub status: ScoreStatus,
-    /// The full verdict (with reference-side details; see [`redact`]).
-    pub verdict: Value,
+    /// The full verdict (with reference-side details; the APIs show its
+    /// [`PublicVerdict`](crate::verdict::PublicVerdict)).
+    pub verdict: Verdict,
 }
 
 /// Scores responses; one per service, shared by all requests.
@@ -74,10 +75,7 @@ impl Scorer {
             reward: v.reward.clamp(0.0, 1.0),
             correct: v.correct,
             status: ScoreStatus::Scored,
-            verdict: tagged(
-                "math",
-                serde_json::to_value(&v).expect("verdicts serialize"),
-            ),
+            verdict: Verdict::Math(v),
         }
     }
 
@@ -132,10 +130,7 @@ impl Scorer {
                     reward: v.reward.clamp(0.0, 1.0),
                     correct: v.correct,
                     status,
-                    verdict: tagged(
-                        "code",
-                        serde_json::to_value(&v).expect("verdicts serialize"),
-                    ),
+                    verdict: Verdict::Code(v),
                 }
             }
         }
@@ -147,73 +142,5 @@ fn outcome(correct: bool, judge_error: bool) -> &'static str {
         (true, _) => "judge_error",
         (false, true) => "correct",
         (false, false) => "incorrect",
-    }
-}
-
-fn tagged(kind: &str, verdict: Value) -> Value {
-    match storable(verdict) {
-        Value::Object(mut m) => {
-            m.insert("kind".into(), Value::String(kind.into()));
-            Value::Object(m)
-        }
-        other => serde_json::json!({ "kind": kind, "verdict": other }),
-    }
-}
-
-/// The verdict with NUL characters (a program's output may hold them; jsonb cannot) shown as
-/// U+FFFD, so that every verdict can be stored.
-fn storable(v: Value) -> Value {
-    match v {
-        Value::String(s) if s.contains('\0') => Value::String(s.replace('\0', "\u{FFFD}")),
-        Value::Array(items) => Value::Array(items.into_iter().map(storable).collect()),
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .map(|(k, v)| (k.replace('\0', "\u{FFFD}"), storable(v)))
-                .collect(),
-        ),
-        other => other,
-    }
-}
-
-/// Removes reference-side details (gold answers, expected outputs) from a stored verdict, so
-/// that rollout APIs never reveal answers: keys starting with `reference` or `expected` go.
-pub fn redact(verdict: &Value) -> Value {
-    match verdict {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !k.starts_with("reference") && !k.starts_with("expected"))
-                .map(|(k, v)| (k.clone(), redact(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
-        other => other.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn redaction_drops_reference_side_keys_at_any_depth() {
-        let v = json!({"correct": true, "reference_answer": "18", "response_answer": "18",
-                       "cases": [{"status": "failed", "expected": "3", "got": "4"}]});
-        assert_eq!(
-            redact(&v),
-            json!({"correct": true, "response_answer": "18", "cases": [{"status": "failed", "got": "4"}]})
-        );
-    }
-
-    #[test]
-    fn verdicts_are_storable_whatever_a_program_printed() {
-        let v = tagged(
-            "code",
-            json!({"stdout": "a\u{0}b", "cases": [{"got": "\u{0}"}], "k\u{0}": 1}),
-        );
-        assert_eq!(
-            v,
-            json!({"kind": "code", "stdout": "a\u{FFFD}b", "cases": [{"got": "\u{FFFD}"}], "k\u{FFFD}": 1})
-        );
     }
 }

@@ -11,7 +11,7 @@ use super::{ApiJson, ApiQuery, AppState};
 use crate::error::ApiError;
 use crate::ingest::{self, BatchLimits};
 use crate::pool::rollouts::{self, RolloutFilter};
-use crate::scoring::redact;
+use crate::verdict::PublicVerdict;
 
 /// Verify a batch of rollouts and store them with their rewards in one transaction.
 /// Idempotent by rollout id; all or nothing (an unknown task or agent rejects the batch).
@@ -68,7 +68,7 @@ pub async fn list(
     };
     let mut page = rollouts::list(&s.db, &filter, q.after, q.limit).await?;
     for r in &mut page.items {
-        r.row.verdict = redact(&r.row.verdict);
+        r.row.verdict = PublicVerdict::of_stored(&r.row.verdict);
     }
     Ok(Json(page))
 }

@@ -15,6 +15,7 @@ use crate::math;
 use crate::pool::tasks::{self, ScoringTask};
 use crate::scoring::ScoreStatus;
 use crate::task::{Reference, TaskKind};
+use crate::verdict::Verdict;
 
 /// A math answer to check.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -282,7 +283,12 @@ pub async fn reward(
         .collect();
     let code: Vec<f64> = graded
         .iter()
-        .map(|g| flag(g.as_ref().is_some_and(|g| g.verdict["kind"] == "code")))
+        .map(|g| {
+            flag(
+                g.as_ref()
+                    .is_some_and(|g| matches!(g.verdict, Verdict::Code(_))),
+            )
+        })
         .collect();
     Ok(Json(RewardResponse {
         scores: rewards.clone(),

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod extract;
 pub mod harness;
 mod styles;
+mod verdict;
 
 use std::num::NonZeroU64;
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use utoipa::ToSchema;
 
 pub use extract::Extraction;
 use styles::Judged;
+pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 
 /// The hidden reference of a `code` task: the language and how to test a program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -197,81 +199,6 @@ pub struct Judge {
     limits: Limits,
 }
 
-/// The judgement of one program.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CodeVerdict {
-    /// Whether the program passed (reward == 1).
-    pub correct: bool,
-    /// Reward in [0, 1] according to the task's scoring.
-    pub reward: f64,
-    /// Outcome: `passed`, `failed`, `compile_error`, or (nothing judged) `internal_error`,
-    /// `unsupported_language`, `invalid_reference`.
-    pub status: String,
-    /// Human-readable detail.
-    pub message: String,
-    /// Language judged.
-    pub language: String,
-    /// How the program was taken from the response.
-    #[schema(value_type = String)]
-    pub extraction: Extraction,
-    /// Runtime(s) that ran it (`python_fast`, `python_full`, `wasi`).
-    pub runtime: Option<String>,
-    /// Cases passed.
-    pub passed: usize,
-    /// Cases in the test.
-    pub total: usize,
-    /// Every case's result.
-    pub cases: Vec<CaseVerdict>,
-    /// Total sandbox time, in seconds.
-    pub elapsed_seconds: f64,
-}
-
-/// The result of one test case.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CaseVerdict {
-    /// Case number (0-based).
-    pub index: usize,
-    /// `passed`, `wrong_answer`, `runtime_error`, `timeout`, `memory_limit`, `output_limit`,
-    /// `compile_error`, `not_run` (the program ended before the harness reached it) or `internal_error`.
-    pub status: String,
-    /// What the program produced (stdout or the returned value; truncated).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub got: Option<String>,
-    /// What was expected (removed from stored verdicts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected: Option<String>,
-    /// The end of stderr, or the exception raised.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl CodeVerdict {
-    /// True when the judge itself failed, so the verdict says nothing about the program.
-    pub fn internal_error(&self) -> bool {
-        matches!(
-            self.status.as_str(),
-            "internal_error" | "unsupported_language" | "invalid_reference"
-        )
-    }
-
-    /// A verdict that judged nothing.
-    fn not_judged(status: &str, message: String, language: &str, extraction: Extraction) -> Self {
-        Self {
-            correct: false,
-            reward: 0.0,
-            status: status.into(),
-            message,
-            language: language.into(),
-            extraction,
-            runtime: None,
-            passed: 0,
-            total: 0,
-            cases: Vec::new(),
-            elapsed_seconds: 0.0,
-        }
-    }
-}
-
 impl Judge {
     /// Builds the judge and its sandbox (shared with other judges of the same settings).
     pub fn new(config: &JudgeConfig) -> anyhow::Result<Self> {
@@ -332,8 +259,10 @@ impl Judge {
         let started = Instant::now();
         let Some(language) = Language::parse(&reference.language) else {
             return CodeVerdict::not_judged(
-                "unsupported_language",
-                format!("unknown language {:?} (python, c, cpp)", reference.language),
+                Unjudged::UnsupportedLanguage(format!(
+                    "unknown language {:?} (python, c, cpp)",
+                    reference.language
+                )),
                 &reference.language,
                 Extraction::WholeText,
             );
@@ -345,8 +274,9 @@ impl Judge {
         }
         if !self.sandbox.supports(language) {
             return CodeVerdict::not_judged(
-                "unsupported_language",
-                format!("{language} is not installed in this sandbox"),
+                Unjudged::UnsupportedLanguage(format!(
+                    "{language} is not installed in this sandbox"
+                )),
                 language.as_str(),
                 extraction,
             );
@@ -391,19 +321,23 @@ impl Judge {
             problem,
         } = match judged {
             Ok(j) => j,
-            Err((status, message)) => {
-                return CodeVerdict::not_judged(status, message, language.as_str(), extraction);
+            Err(why) => {
+                return CodeVerdict::not_judged(why, language.as_str(), extraction);
             }
         };
         let total = cases.len();
-        let passed = cases.iter().filter(|c| c.status == "passed").count();
-        if let Some(internal) = cases.iter().find(|c| c.status == "internal_error") {
+        let passed = cases
+            .iter()
+            .filter(|c| c.status == CaseStatus::Passed)
+            .count();
+        if let Some(internal) = cases.iter().find(|c| c.status == CaseStatus::InternalError) {
             let mut v = CodeVerdict::not_judged(
-                "internal_error",
-                internal
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| "sandbox failure".into()),
+                Unjudged::Internal(
+                    internal
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| "sandbox failure".into()),
+                ),
                 language.as_str(),
                 extraction,
             );
@@ -418,17 +352,17 @@ impl Judge {
             Scoring::Fraction => 0.0,
         };
         let status = if all {
-            "passed"
-        } else if cases.iter().any(|c| c.status == "compile_error") {
-            "compile_error"
+            CodeStatus::Passed
+        } else if cases.iter().any(|c| c.status == CaseStatus::CompileError) {
+            CodeStatus::CompileError
         } else {
-            "failed"
+            CodeStatus::Failed
         };
         let message = problem.unwrap_or_else(|| format!("{passed}/{total} cases passed"));
         CodeVerdict {
             correct: all,
             reward,
-            status: status.into(),
+            status,
             message,
             language: language.as_str().into(),
             extraction,

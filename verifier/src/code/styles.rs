@@ -3,7 +3,7 @@
 use sandbox::{Language, Limits, Outcome, Program, RunError, Status};
 
 use super::harness::{self, CaseReport};
-use super::{CallCase, CaseVerdict, Judge, StdioCase, compare};
+use super::{CallCase, CaseStatus, CaseVerdict, Judge, StdioCase, Unjudged, compare};
 
 /// Most characters of program output kept in a verdict.
 const SHOWN_CHARS: usize = 1000;
@@ -20,28 +20,25 @@ fn tail(s: &str) -> Option<String> {
 }
 
 /// The case status for a run that did not end normally.
-fn abnormal(outcome: &Outcome) -> &'static str {
+fn abnormal(outcome: &Outcome) -> CaseStatus {
     match outcome.status {
-        Status::Ok | Status::RuntimeError => "runtime_error",
-        Status::Timeout => "timeout",
-        Status::MemoryLimit => "memory_limit",
-        Status::OutputLimit => "output_limit",
-        Status::CompileError => "compile_error",
-        Status::InternalError => "internal_error",
+        Status::Ok | Status::RuntimeError => CaseStatus::RuntimeError,
+        Status::Timeout => CaseStatus::Timeout,
+        Status::MemoryLimit => CaseStatus::MemoryLimit,
+        Status::OutputLimit => CaseStatus::OutputLimit,
+        Status::CompileError => CaseStatus::CompileError,
+        Status::InternalError => CaseStatus::InternalError,
     }
 }
 
 impl Judge {
     /// Runs a program built by the judge, mapping refusals to a judge error.
-    pub(super) async fn run_built(
-        &self,
-        program: Program,
-    ) -> Result<Outcome, (&'static str, String)> {
+    pub(super) async fn run_built(&self, program: Program) -> Result<Outcome, Unjudged> {
         self.run(program).await.map_err(|e| match e {
-            RunError::UnsupportedLanguage(m) => ("unsupported_language", m),
-            RunError::InvalidProgram(m) => ("invalid_reference", m),
+            RunError::UnsupportedLanguage(m) => Unjudged::UnsupportedLanguage(m),
+            RunError::InvalidProgram(m) => Unjudged::InvalidReference(m),
             // Judging waits for a slot however long it takes; only `run_within` callers see this.
-            e @ RunError::Busy { .. } => ("internal_error", e.to_string()),
+            e @ RunError::Busy { .. } => Unjudged::Internal(e.to_string()),
         })
     }
 
@@ -69,10 +66,9 @@ impl Judge {
         code: &str,
         test: &str,
         entry_point: &str,
-    ) -> Result<Judged, (&'static str, String)> {
+    ) -> Result<Judged, Unjudged> {
         if language != Language::Python {
-            return Err((
-                "invalid_reference",
+            return Err(Unjudged::InvalidReference(
                 "assert-style tests are Python only".into(),
             ));
         }
@@ -83,26 +79,26 @@ impl Judge {
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let status = if reports.done {
-            "passed"
+            CaseStatus::Passed
         } else if outcome.status == Status::Ok {
             // The program ended cleanly without the harness finishing: it exited early.
-            "not_run"
+            CaseStatus::NotRun
         } else if outcome.status == Status::RuntimeError
             && outcome.stderr.contains("AssertionError")
         {
-            "wrong_answer"
+            CaseStatus::WrongAnswer
         } else {
             abnormal(&outcome)
         };
-        let problem = (status == "not_run")
+        let problem = (status == CaseStatus::NotRun)
             .then(|| "the program exited before the tests finished".to_string());
         Ok(Judged {
             cases: vec![CaseVerdict {
                 index: 0,
-                status: status.into(),
+                status,
                 got: None,
                 expected: None,
-                error: if status == "passed" {
+                error: if status == CaseStatus::Passed {
                     None
                 } else {
                     tail(&outcome.stderr).or(outcome.message.clone())
@@ -120,7 +116,7 @@ impl Judge {
         code: &str,
         cases: &[StdioCase],
         tolerance: f64,
-    ) -> Result<Judged, (&'static str, String)> {
+    ) -> Result<Judged, Unjudged> {
         let runs = cases.iter().map(|case| {
             let program = Self::program(limits, language, code.to_string(), case.stdin.clone());
             self.run_built(program)
@@ -133,21 +129,22 @@ impl Judge {
             runtime = runtime.or(outcome.runtime.map(|r| r.as_str().to_string()));
             let status = match outcome.status {
                 Status::Ok if compare::stdout_matches(&outcome.stdout, &case.stdout, tolerance) => {
-                    "passed"
+                    CaseStatus::Passed
                 }
-                Status::Ok => "wrong_answer",
+                Status::Ok => CaseStatus::WrongAnswer,
                 _ => abnormal(&outcome),
             };
             let error = match (&outcome.compile, status) {
-                (Some(c), "compile_error") => tail(&c.stderr),
-                (_, "passed" | "wrong_answer") => None,
+                (Some(c), CaseStatus::CompileError) => tail(&c.stderr),
+                (_, CaseStatus::Passed | CaseStatus::WrongAnswer) => None,
                 _ => tail(&outcome.stderr).or(outcome.message.clone()),
             };
+            let failed = status != CaseStatus::Passed;
             verdicts.push(CaseVerdict {
                 index,
-                status: status.into(),
-                got: (status != "passed").then(|| head(&outcome.stdout)),
-                expected: (status != "passed").then(|| head(&case.stdout)),
+                status,
+                got: failed.then(|| head(&outcome.stdout)),
+                expected: failed.then(|| head(&case.stdout)),
                 error,
             });
         }
@@ -166,10 +163,9 @@ impl Judge {
         entry_point: &str,
         cases: &[CallCase],
         tolerance: f64,
-    ) -> Result<Judged, (&'static str, String)> {
+    ) -> Result<Judged, Unjudged> {
         if language != Language::Python {
-            return Err((
-                "invalid_reference",
+            return Err(Unjudged::InvalidReference(
                 "function-call tests are Python only".into(),
             ));
         }
@@ -181,7 +177,7 @@ impl Judge {
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let ended = if reports.done {
-            "not_run"
+            CaseStatus::NotRun
         } else {
             abnormal(&outcome)
         };
@@ -203,7 +199,7 @@ impl Judge {
                     {
                         CaseVerdict {
                             index,
-                            status: "passed".into(),
+                            status: CaseStatus::Passed,
                             got: None,
                             expected: None,
                             error: None,
@@ -211,28 +207,32 @@ impl Judge {
                     }
                     Some(CaseReport::Returned(v)) => CaseVerdict {
                         index,
-                        status: if reports.done { "wrong_answer" } else { ended }.into(),
+                        status: if reports.done {
+                            CaseStatus::WrongAnswer
+                        } else {
+                            ended
+                        },
                         got: Some(head(&v.to_string())),
                         expected,
                         error: None,
                     },
                     Some(CaseReport::Raised(e)) => CaseVerdict {
                         index,
-                        status: "runtime_error".into(),
+                        status: CaseStatus::RuntimeError,
                         got: None,
                         expected,
                         error: Some(head(e)),
                     },
                     Some(CaseReport::Unserializable(t)) => CaseVerdict {
                         index,
-                        status: "wrong_answer".into(),
+                        status: CaseStatus::WrongAnswer,
                         got: Some(format!("<unserializable {t}>")),
                         expected,
                         error: None,
                     },
                     None => CaseVerdict {
                         index,
-                        status: ended.into(),
+                        status: ended,
                         got: None,
                         expected,
                         error: tail(&outcome.stderr).or(outcome.message.clone()),

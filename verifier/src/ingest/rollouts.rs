@@ -12,8 +12,9 @@ use wire::{NewRollout, RolloutResult, RolloutRow, SubmitResult};
 use super::{IngestError, check_json, check_text};
 use crate::pool::rollouts;
 use crate::pool::{agents, tasks};
-use crate::scoring::{Scorer, redact};
+use crate::scoring::Scorer;
 use crate::task::Reference;
+use crate::verdict::PublicVerdict;
 
 /// How much one submission may hold.
 #[derive(Debug, Clone, Copy)]
@@ -114,7 +115,7 @@ pub async fn submit_rollouts(
                 reward: score.reward,
                 correct: score.correct,
                 status: score.status.as_str().to_string(),
-                verdict: score.verdict,
+                verdict: score.verdict.stored(),
                 metadata: stored_metadata(r),
             }
         })
@@ -159,7 +160,7 @@ fn result(r: &RolloutRow, duplicate: bool) -> RolloutResult {
         reward: r.reward,
         correct: r.correct,
         status: r.status.clone(),
-        verdict: redact(&r.verdict),
+        verdict: PublicVerdict::of_stored(&r.verdict),
         duplicate,
     }
 }
