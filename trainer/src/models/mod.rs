@@ -2,4 +2,4 @@
 
 pub mod llama;
 
-pub use llama::{Config, KvCache, Model, WeightInit};
+pub use llama::{Config, KvCache, Model, ModelType, WeightInit};

@@ -1,7 +1,97 @@
 //! The family's `config.json`: architecture sizes, RoPE settings (with Llama 3 scaling) and the
 //! flags that select Qwen2's q/k/v bias and Qwen3's q/k norm, read with serde and validated.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
+
+/// The architectures this family runs (`model_type` in config.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum ModelType {
+    /// Llama (also SmolLM2).
+    Llama,
+    /// Qwen2: q/k/v projections with bias.
+    Qwen2,
+    /// Qwen3: q/k norm.
+    Qwen3,
+}
+
+impl ModelType {
+    /// The name config.json uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Llama => "llama",
+            Self::Qwen2 => "qwen2",
+            Self::Qwen3 => "qwen3",
+        }
+    }
+}
+
+impl TryFrom<String> for ModelType {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        match name.as_str() {
+            "llama" => Ok(Self::Llama),
+            "qwen2" => Ok(Self::Qwen2),
+            "qwen3" => Ok(Self::Qwen3),
+            _ => Err(format!(
+                "unsupported model_type {name:?} (supported: llama, qwen2, qwen3)"
+            )),
+        }
+    }
+}
+
+impl From<ModelType> for String {
+    fn from(t: ModelType) -> String {
+        t.as_str().to_string()
+    }
+}
+
+impl fmt::Display for ModelType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How RoPE frequencies are scaled (`rope_scaling.rope_type` in config.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum RopeType {
+    /// Llama 3's wavelength-dependent scaling.
+    Llama3,
+    /// Every frequency divided by the factor.
+    Linear,
+    /// No scaling.
+    Default,
+}
+
+impl TryFrom<String> for RopeType {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        match name.as_str() {
+            "llama3" => Ok(Self::Llama3),
+            "linear" => Ok(Self::Linear),
+            "default" => Ok(Self::Default),
+            _ => Err(format!(
+                "unsupported rope_scaling type {name:?} (supported: llama3, linear, default)"
+            )),
+        }
+    }
+}
+
+impl From<RopeType> for String {
+    fn from(t: RopeType) -> String {
+        match t {
+            RopeType::Llama3 => "llama3",
+            RopeType::Linear => "linear",
+            RopeType::Default => "default",
+        }
+        .to_string()
+    }
+}
 
 /// One token id or several (`eos_token_id` is either in the wild).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -28,7 +118,7 @@ impl TokenIds {
 pub struct RopeScaling {
     /// `llama3`, `linear` or `default` (older configs call the key `type`).
     #[serde(alias = "type")]
-    pub rope_type: String,
+    pub rope_type: RopeType,
     /// Scale factor.
     #[serde(default = "one")]
     pub factor: f64,
@@ -66,7 +156,7 @@ fn default_act() -> String {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Config {
     /// `llama` (also SmolLM2), `qwen2` or `qwen3`.
-    pub model_type: String,
+    pub model_type: ModelType,
     /// Vocabulary size (rows of the embedding).
     pub vocab_size: i64,
     /// Width of the residual stream.
@@ -117,11 +207,6 @@ impl Config {
     /// Checks the config describes a model this family can run.
     pub fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            matches!(self.model_type.as_str(), "llama" | "qwen2" | "qwen3"),
-            "unsupported model_type {:?} (supported: llama, qwen2, qwen3)",
-            self.model_type
-        );
-        anyhow::ensure!(
             self.hidden_act == "silu",
             "unsupported hidden_act {:?}",
             self.hidden_act
@@ -137,13 +222,6 @@ impl Config {
             self.num_kv_heads()
         );
         anyhow::ensure!(self.head_dim() % 2 == 0, "head_dim must be even for RoPE");
-        if let Some(s) = &self.rope_scaling {
-            anyhow::ensure!(
-                matches!(s.rope_type.as_str(), "llama3" | "linear" | "default"),
-                "unsupported rope_scaling type {:?} (supported: llama3, linear, default)",
-                s.rope_type
-            );
-        }
         Ok(())
     }
 
@@ -159,15 +237,15 @@ impl Config {
     }
 
     pub(super) fn qkv_bias(&self) -> bool {
-        self.model_type == "qwen2" || self.attention_bias == Some(true)
+        self.model_type == ModelType::Qwen2 || self.attention_bias == Some(true)
     }
 
     pub(super) fn o_bias(&self) -> bool {
-        self.model_type == "llama" && self.attention_bias == Some(true)
+        self.model_type == ModelType::Llama && self.attention_bias == Some(true)
     }
 
     pub(super) fn qk_norm(&self) -> bool {
-        self.model_type == "qwen3"
+        self.model_type == ModelType::Qwen3
     }
 
     /// RoPE inverse frequencies (head_dim / 2 of them), with the config's scaling applied.
@@ -177,8 +255,10 @@ impl Config {
             .map(|i| 1.0 / self.rope_theta.powf(2.0 * i as f64 / d))
             .collect();
         match &self.rope_scaling {
-            Some(s) if s.rope_type == "linear" => base.iter().map(|f| f / s.factor).collect(),
-            Some(s) if s.rope_type == "llama3" => {
+            Some(s) if s.rope_type == RopeType::Linear => {
+                base.iter().map(|f| f / s.factor).collect()
+            }
+            Some(s) if s.rope_type == RopeType::Llama3 => {
                 let old = s.original_max_position_embeddings as f64;
                 let low_wavelen = old / s.low_freq_factor;
                 let high_wavelen = old / s.high_freq_factor;

@@ -6,7 +6,7 @@
 
 mod config;
 
-pub use config::{Config, RopeScaling, TokenIds};
+pub use config::{Config, ModelType, RopeScaling, RopeType, TokenIds};
 
 use tch::nn::{Init, Path};
 use tch::{Kind, Tensor};
