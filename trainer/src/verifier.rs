@@ -155,7 +155,7 @@ impl VerifierClient {
     pub fn register_agent(
         &self,
         name: &str,
-        family: impl std::fmt::Display,
+        family: &dyn std::fmt::Display,
         size_params: i64,
         tokenizer: &str,
     ) -> Result<Uuid> {

@@ -196,9 +196,11 @@ async fn confinement(s: &TestService) -> Option<String> {
 
 /// Sends every technique as C and C++ through both endpoints of a service confined by `choice`.
 async fn no_technique_leaks(choice: ConfinementChoice) {
-    let mut args = verifier::code::JudgeConfig::default();
-    args.confinement = choice;
-    let s = TestService::start_with_sandbox(args).await;
+    let s = TestService::start_with_sandbox(verifier::code::JudgeConfig {
+        confinement: choice,
+        ..Default::default()
+    })
+    .await;
     let Some(mechanism) = confinement(&s).await else {
         // Refused up front is the fail-closed answer; nothing was compiled to leak. On a host
         // with the toolchain (CI installs it) the mechanism must have been established.

@@ -148,9 +148,11 @@ async fn run_code_cpp_sleeps_measures_time_and_still_times_out() {
 
 /// A service whose sandbox runs one program at a time (no database traffic on `/run_code`).
 async fn one_slot_service() -> String {
-    let mut args = verifier::code::JudgeConfig::default();
-    args.concurrency = Some(1);
-    let judge = verifier::code::Judge::new(&args).expect("sandbox starts");
+    let config = verifier::code::JudgeConfig {
+        concurrency: Some(1),
+        ..Default::default()
+    };
+    let judge = verifier::code::Judge::new(&config).expect("sandbox starts");
     let db = verifier::pool::connect_lazy(
         &support::database_url(),
         1,
