@@ -19,6 +19,9 @@ pub struct ResponseScores {
     pub mean_logprob: Tensor,
     /// Number of response tokens per sequence.
     pub lengths: Vec<i64>,
+    /// Mean entropy (nats) of the policy's next-token distribution over each response's
+    /// positions [B]; no gradient.
+    pub entropy: Tensor,
 }
 
 /// Scores `(prompt ids, response ids)` pairs under `model`. Gradients flow to the model's
@@ -60,22 +63,27 @@ pub fn score(model: &Model, pairs: &[(Vec<i64>, Vec<i64>)], pad_id: i64) -> Resu
     // t-1-r_max .. t-2 predict the last r_max tokens. Only those need the vocabulary projection.
     let logits = model.logits(&hidden.narrow(1, t - 1 - r_max, r_max));
     let targets = ids.narrow(1, t - r_max, r_max);
-    let logp = logits
-        .to_kind(Kind::Float)
-        .log_softmax(-1, Kind::Float)
+    let full = logits.to_kind(Kind::Float).log_softmax(-1, Kind::Float);
+    let logp = full
         .gather(-1, &targets.unsqueeze(-1), false)
         .squeeze_dim(-1);
+    let token_entropy = tch::no_grad(|| {
+        let full = full.detach();
+        -(full.exp() * full).sum_dim_intlist(-1, false, Kind::Float)
+    });
     // Column c holds token index (c - (r_max - r_i)) of response i; earlier columns are prompt.
     let col = Tensor::arange(r_max, (Kind::Int64, device)).unsqueeze(0);
     let start = (Tensor::from_slice(&lengths).to_device(device) * -1 + r_max).unsqueeze(1);
     let mask = col.ge_tensor(&start).to_kind(Kind::Float);
     let token_logprobs = &logp * &mask;
-    let mean_logprob = token_logprobs.sum_dim_intlist(-1, false, Kind::Float)
-        / mask.sum_dim_intlist(-1, false, Kind::Float);
+    let tokens = mask.sum_dim_intlist(-1, false, Kind::Float);
+    let mean_logprob = token_logprobs.sum_dim_intlist(-1, false, Kind::Float) / &tokens;
+    let entropy = (token_entropy * &mask).sum_dim_intlist(-1, false, Kind::Float) / &tokens;
     Ok(ResponseScores {
         token_logprobs,
         mask,
         mean_logprob,
         lengths,
+        entropy,
     })
 }

@@ -27,6 +27,18 @@ pub struct Generation {
     pub text: String,
 }
 
+impl Generation {
+    /// The sampled ids without the terminal stop token: the trajectory whose probability RL
+    /// trains on (the end-of-turn token is left out, as the official HACPO code does).
+    pub fn response_ids(&self) -> &[i64] {
+        let ids = &self.sampled.token_ids;
+        match self.sampled.finish_reason {
+            generation::FinishReason::Stop => &ids[..ids.len() - 1],
+            generation::FinishReason::Length => ids,
+        }
+    }
+}
+
 /// A (prompt, response) pair in text form, to be scored under any policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextPair {
@@ -44,6 +56,7 @@ pub struct Policy {
     model: Model,
     config_json: Value,
     tokenizer: Tokenizer,
+    tokenizer_fingerprint: String,
     tokenizer_config: Value,
     generation_config: Option<Value>,
     chat: Option<ChatTemplate>,
@@ -168,6 +181,10 @@ impl Policy {
         kind: Kind,
         seed: i64,
     ) -> Result<Self> {
+        // libtorch's generator is global: hold it from seeding to the last initialised weight,
+        // so that concurrent constructions (tests run in threads) stay reproducible.
+        static SEEDED_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = SEEDED_INIT.lock().unwrap_or_else(|e| e.into_inner());
         tch::manual_seed(seed);
         Self::build(
             config_json,
@@ -231,6 +248,7 @@ impl Policy {
             vs,
             model,
             config_json,
+            tokenizer_fingerprint: files.tokenizer.fingerprint()?,
             tokenizer: files.tokenizer,
             tokenizer_config: files.tokenizer_config,
             generation_config: files.generation_config,
@@ -285,6 +303,11 @@ impl Policy {
     /// The tokenizer.
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
+    }
+
+    /// [`Tokenizer::fingerprint`] of the tokenizer, computed once at load.
+    pub fn tokenizer_fingerprint(&self) -> &str {
+        &self.tokenizer_fingerprint
     }
 
     /// The chat template, if the model has one.
@@ -395,18 +418,16 @@ impl Policy {
             .into_iter()
             .zip(sampled)
             .map(|(prompt_ids, sampled)| {
-                let body = match sampled.finish_reason {
-                    generation::FinishReason::Stop => {
-                        &sampled.token_ids[..sampled.token_ids.len() - 1]
-                    }
-                    generation::FinishReason::Length => &sampled.token_ids[..],
-                };
-                let text = self.tokenizer.decode(body, true)?.replace('\0', "\u{FFFD}");
-                Ok(Generation {
+                let mut g = Generation {
                     prompt_ids,
                     sampled,
-                    text,
-                })
+                    text: String::new(),
+                };
+                g.text = self
+                    .tokenizer
+                    .decode(g.response_ids(), true)?
+                    .replace('\0', "\u{FFFD}");
+                Ok(g)
             })
             .collect()
     }

@@ -71,4 +71,17 @@ impl Tokenizer {
     pub fn vocab_size(&self) -> usize {
         self.inner.get_vocab_size(true)
     }
+
+    /// A stable name of the text ↔ ids mapping (FNV-1a 64 of the serialized tokenizer): two
+    /// agents with equal fingerprints can train on each other's token ids without re-tokenizing.
+    pub fn fingerprint(&self) -> Result<String> {
+        let json = self
+            .inner
+            .to_string(false)
+            .map_err(|e| anyhow!("cannot serialize the tokenizer: {e}"))?;
+        let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        Ok(format!("{hash:016x}"))
+    }
 }

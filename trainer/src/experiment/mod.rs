@@ -5,6 +5,8 @@
 //! Finished runs are skipped when the command is repeated, so an interrupted experiment resumes.
 
 pub mod arith;
+pub mod compare;
+pub mod gate;
 pub mod report;
 
 use std::path::{Path, PathBuf};
@@ -17,10 +19,13 @@ use serde_json::json;
 use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
 use crate::hacpo::HacpoConfig;
 use crate::policy::{Policy, TextPair};
+use crate::rng::SplitMix64;
 use crate::sft::{SftConfig, supervised};
 use crate::train::{evaluate_policy, register_agent};
 use crate::verifier::VerifierClient;
 use arith::ArithSpec;
+use compare::{LrSweep, SweepPoint, run_diagnostics};
+use gate::{GateReport, GateSpec, overlap_gate};
 pub use report::{ArmResult, Report, SeedResult};
 
 /// The experiment file (`trainer experiment --config experiment.toml`).
@@ -54,6 +59,21 @@ pub struct ExperimentSection {
     /// Evaluate on the first this many held-out tasks (0: all).
     #[serde(default)]
     pub eval_size: usize,
+    /// The overlap gate checked after the warm-up, before any RL (none: no gate).
+    #[serde(default)]
+    pub gate: Option<GateSpec>,
+    /// Learning rates of a one-seed GSPO sweep run before the arms; the lowest at which every
+    /// agent gains `lr_min_gain` is then every agent's rate in every arm (empty: no sweep, each
+    /// agent's `lr`).
+    #[serde(default)]
+    pub lr_sweep: Vec<f64>,
+    /// See `lr_sweep`.
+    #[serde(default = "default_min_gain")]
+    pub lr_min_gain: f64,
+}
+
+fn default_min_gain() -> f64 {
+    0.05
 }
 
 /// One arm: a name and the `[algorithm]` keys it sets (at least `algorithm`).
@@ -136,13 +156,20 @@ impl ExperimentConfig {
                 "arm `{}` must set `algorithm`",
                 arm.name
             );
-            self.arm_config(arm, self.experiment.seeds[0], &[])?;
+            self.arm_config(arm, self.experiment.seeds[0], &[], None)?;
         }
         Ok(())
     }
 
-    /// The run of `arm` with `seed`, its agents starting from `warm` (one folder per agent).
-    pub fn arm_config(&self, arm: &Arm, seed: u64, warm: &[PathBuf]) -> Result<RunConfig> {
+    /// The run of `arm` with `seed`, its agents starting from `warm` (one folder per agent), at
+    /// learning rate `lr` for every agent (`None`: each agent's own).
+    pub fn arm_config(
+        &self,
+        arm: &Arm,
+        seed: u64,
+        warm: &[PathBuf],
+        lr: Option<f64>,
+    ) -> Result<RunConfig> {
         let mut table = self.algorithm.clone();
         table.extend(arm.settings.clone());
         let algorithm: HacpoConfig = toml::Value::Table(table)
@@ -160,7 +187,7 @@ impl ExperimentConfig {
                 name: a.name.clone(),
                 model: warm.get(i).cloned().unwrap_or_default(),
                 device: a.device,
-                lr: a.lr,
+                lr: lr.unwrap_or(a.lr),
                 weight_decay: a.weight_decay,
             })
             .collect();
@@ -189,7 +216,7 @@ impl ExperimentConfig {
 
     /// Rollouts one run of `arm` generates for training (evaluation excluded).
     pub fn rollouts_per_run(&self, arm: &Arm) -> Result<usize> {
-        let algorithm = self.arm_config(arm, 0, &[])?.algorithm.algorithm;
+        let algorithm = self.arm_config(arm, 0, &[], None)?.algorithm.algorithm;
         Ok(self.run.steps
             * self.run.prompts_per_step
             * algorithm.rollouts_per_prompt(self.run.group_size)
@@ -260,72 +287,204 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         agent_ids.push(id);
     }
 
-    let total = cfg.experiment.seeds.len() * cfg.experiment.arms.len();
-    let mut arms: Vec<ArmResult> = Vec::new();
-    for (a_idx, arm) in cfg.experiment.arms.iter().enumerate() {
-        let mut seeds = Vec::new();
-        for (s_idx, &seed) in cfg.experiment.seeds.iter().enumerate() {
-            let rc = cfg.arm_config(arm, seed, &warm_dirs)?;
-            let done_path = rc.run.output_dir.join("done.json");
-            let done: RunDone = match std::fs::read(&done_path) {
-                Ok(bytes) => serde_json::from_slice(&bytes)?,
-                Err(_) => {
-                    tracing::info!(
-                        "run {}/{total}: {} (arm {}, seed {seed})",
-                        a_idx * cfg.experiment.seeds.len() + s_idx + 1,
-                        rc.run.name,
-                        arm.name
-                    );
-                    let t = Instant::now();
-                    crate::train::run(&rc)?;
-                    let done = RunDone {
-                        wall_seconds: t.elapsed().as_secs_f64(),
-                    };
-                    std::fs::write(&done_path, serde_json::to_vec(&done)?)?;
-                    done
-                }
+    let gate = match &cfg.experiment.gate {
+        Some(spec) => Some(run_gate(cfg, spec, &warm_dirs, &splits)?),
+        None => None,
+    };
+    let ctx = Runs {
+        cfg,
+        client: &client,
+        warm_dirs: &warm_dirs,
+        warm_accuracy: &warm_accuracy,
+        agent_ids: &agent_ids,
+    };
+    let lr_sweep = if cfg.experiment.lr_sweep.is_empty() {
+        None
+    } else {
+        let seed = cfg.experiment.seeds[0];
+        let mut points = Vec::new();
+        for &lr in &cfg.experiment.lr_sweep {
+            let arm = Arm {
+                name: format!("lr-sweep-{lr:e}"),
+                settings: toml::Table::from_iter([("algorithm".into(), "gspo".into())]),
             };
-            let eval_run = format!("{}/eval", rc.run.name);
-            let curves = agent_ids
-                .iter()
-                .zip(&warm_accuracy)
-                .map(|(&id, &warm)| {
-                    let mut curve = vec![(0, warm)];
-                    curve.extend(
-                        client
-                            .accuracy_history(id, &eval_run)?
-                            .into_iter()
-                            .map(|s| (s.step as usize, s.accuracy)),
-                    );
-                    Ok(curve)
-                })
-                .collect::<Result<Vec<_>>>()?;
-            seeds.push(SeedResult {
-                seed,
-                run: rc.run.name.clone(),
-                wall_seconds: done.wall_seconds,
-                curves,
+            tracing::info!(lr, "learning-rate sweep run");
+            let r = ctx.run(&arm, seed, Some(lr))?;
+            points.push(SweepPoint {
+                lr,
+                gains: r
+                    .curves
+                    .iter()
+                    .zip(&warm_accuracy)
+                    .map(|(c, w)| c.last().map_or(0.0, |p| p.1) - w)
+                    .collect(),
+                run: r.run,
+                wall_seconds: r.wall_seconds,
             });
         }
-        arms.push(ArmResult {
-            arm: arm.name.clone(),
-            algorithm: cfg.arm_config(arm, 0, &[])?.algorithm,
-            rollouts_per_run: cfg.rollouts_per_run(arm)?,
-            seeds,
-        });
+        let sweep = LrSweep::choose(cfg.experiment.lr_min_gain, points);
+        tracing::info!(lr = sweep.chosen, met = sweep.met, "learning rate chosen");
+        Some(sweep)
+    };
+    let lr = lr_sweep.as_ref().map(|s| s.chosen);
+
+    // Seed-major: an interrupted experiment has every arm for the seeds it finished, which is
+    // what the paired comparison needs.
+    let total = cfg.experiment.seeds.len() * cfg.experiment.arms.len();
+    let mut by_arm: Vec<Vec<SeedResult>> = vec![Vec::new(); cfg.experiment.arms.len()];
+    for (s_idx, &seed) in cfg.experiment.seeds.iter().enumerate() {
+        for (a_idx, arm) in cfg.experiment.arms.iter().enumerate() {
+            tracing::info!(
+                "run {}/{total}: arm {}, seed {seed}",
+                s_idx * cfg.experiment.arms.len() + a_idx + 1,
+                arm.name
+            );
+            by_arm[a_idx].push(ctx.run(arm, seed, lr)?);
+        }
     }
+    let arms = cfg
+        .experiment
+        .arms
+        .iter()
+        .zip(by_arm)
+        .map(|(arm, seeds)| {
+            Ok(ArmResult {
+                arm: arm.name.clone(),
+                algorithm: cfg.arm_config(arm, 0, &[], lr)?.algorithm,
+                rollouts_per_run: cfg.rollouts_per_run(arm)?,
+                seeds,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     let report = Report {
         name: cfg.run.name.clone(),
         agents: cfg.agents.iter().map(|a| a.name.clone()).collect(),
         warmup_accuracy: warm_accuracy,
         eval_tasks: test.len(),
         arms,
+        gate,
+        lr_sweep,
     };
     report.write(&cfg.run.output_dir)?;
     tracing::info!(
         secs = started.elapsed().as_secs_f64(),
         dir = %cfg.run.output_dir.display(),
         "experiment done: results.md, results.json, curves.png"
+    );
+    Ok(report)
+}
+
+/// What every run of an experiment shares.
+struct Runs<'a> {
+    cfg: &'a ExperimentConfig,
+    client: &'a VerifierClient,
+    warm_dirs: &'a [PathBuf],
+    warm_accuracy: &'a [f64],
+    agent_ids: &'a [uuid::Uuid],
+}
+
+impl Runs<'_> {
+    /// Runs `arm` with `seed` (unless a finished run is on disk) and reads its curves back from
+    /// the pool and its diagnostics from its metrics log.
+    fn run(&self, arm: &Arm, seed: u64, lr: Option<f64>) -> Result<SeedResult> {
+        let rc = self.cfg.arm_config(arm, seed, self.warm_dirs, lr)?;
+        let done_path = rc.run.output_dir.join("done.json");
+        let done: RunDone = match std::fs::read(&done_path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)?,
+            Err(_) => {
+                let t = Instant::now();
+                crate::train::run(&rc)?;
+                let done = RunDone {
+                    wall_seconds: t.elapsed().as_secs_f64(),
+                };
+                std::fs::write(&done_path, serde_json::to_vec(&done)?)?;
+                done
+            }
+        };
+        let eval_run = format!("{}/eval", rc.run.name);
+        let curves = self
+            .agent_ids
+            .iter()
+            .zip(self.warm_accuracy)
+            .map(|(&id, &warm)| {
+                let mut curve = vec![(0, warm)];
+                curve.extend(
+                    self.client
+                        .accuracy_history(id, &eval_run)?
+                        .into_iter()
+                        .map(|s| (s.step as usize, s.accuracy)),
+                );
+                Ok(curve)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SeedResult {
+            seed,
+            run: rc.run.name.clone(),
+            wall_seconds: done.wall_seconds,
+            curves,
+            diagnostics: run_diagnostics(&rc.run.output_dir)?,
+        })
+    }
+}
+
+/// The overlap gate on the warmed-up agents, over training prompts drawn with the first seed;
+/// an error when it fails (change the warm-up, not the algorithm).
+fn run_gate(
+    cfg: &ExperimentConfig,
+    spec: &GateSpec,
+    warm_dirs: &[PathBuf],
+    splits: &arith::Splits,
+) -> Result<GateReport> {
+    let path = cfg.run.output_dir.join("gate.json");
+    let report = match std::fs::read(&path) {
+        Ok(bytes)
+            if serde_json::from_slice::<GateReport>(&bytes).is_ok_and(|g| &g.spec == spec) =>
+        {
+            serde_json::from_slice(&bytes)?
+        }
+        _ => {
+            let agents = cfg
+                .agents
+                .iter()
+                .zip(warm_dirs)
+                .map(|(a, d)| Ok((a.name.clone(), Policy::load(d, a.device)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let mut rng = SplitMix64(cfg.experiment.seeds[0] ^ 0x6A7E);
+            let prompts: Vec<String> = (0..spec.prompts)
+                .map(|_| splits.train[rng.below(splits.train.len())].prompt.clone())
+                .collect();
+            let hc = cfg
+                .arm_config(&cfg.experiment.arms[0], 0, &[], None)?
+                .algorithm;
+            let g = overlap_gate(
+                &agents,
+                &prompts,
+                spec,
+                cfg.run.max_new_tokens,
+                hc.cross_lower_bound(0),
+                hc.cross_ratio,
+            )?;
+            std::fs::write(&path, serde_json::to_vec_pretty(&g)?)?;
+            g
+        }
+    };
+    for p in &report.pairs {
+        tracing::info!(
+            "gate {} -> {}: {:.3} inside [{:.3}, 1], {:.3} below, {:.3} above; median s {:.3}",
+            p.author,
+            p.scorer,
+            p.inside,
+            report.window.0,
+            p.below,
+            p.above,
+            p.quantiles[2]
+        );
+    }
+    ensure!(
+        report.passed,
+        "the overlap gate failed (see {}): fewer than {:.0}% of some agent's warm-up responses have a cross ratio inside the initial window; change the warm-up",
+        path.display(),
+        spec.min_inside * 100.0
     );
     Ok(report)
 }

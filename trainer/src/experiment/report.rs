@@ -9,6 +9,8 @@ use anyhow::{Context, Result, anyhow};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::compare::LrSweep;
+use super::gate::GateReport;
 use crate::hacpo::HacpoConfig;
 
 /// Everything an experiment measured.
@@ -24,6 +26,12 @@ pub struct Report {
     pub eval_tasks: usize,
     /// One entry per arm, in config order.
     pub arms: Vec<ArmResult>,
+    /// The overlap gate, when the experiment has one.
+    #[serde(default)]
+    pub gate: Option<GateReport>,
+    /// The learning-rate sweep, when the experiment has one.
+    #[serde(default)]
+    pub lr_sweep: Option<LrSweep>,
 }
 
 /// One arm over all seeds.
@@ -50,6 +58,9 @@ pub struct SeedResult {
     pub wall_seconds: f64,
     /// Per agent: (step, held-out accuracy), starting at step 0.
     pub curves: Vec<Vec<(usize, f64)>>,
+    /// Per agent name: the run's mean over steps of each `compare::DIAGNOSTICS` key.
+    #[serde(default)]
+    pub diagnostics: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
 /// Mean, sample standard deviation, min and max.
@@ -153,7 +164,7 @@ impl Report {
             let wall = Spread::of(&arm.seeds.iter().map(|s| s.wall_seconds).collect::<Vec<_>>());
             out.push_str(&format!(" {} | {:.0} |\n", arm.rollouts_per_run, wall.mean));
         }
-        out
+        out + &self.comparisons()
     }
 
     /// Learning curves: one panel per agent, one line per arm (mean over seeds) with a band
@@ -259,6 +270,7 @@ mod tests {
                 a.iter().enumerate().map(|(i, &v)| (i * 5, v)).collect(),
                 b.iter().enumerate().map(|(i, &v)| (i * 5, v)).collect(),
             ],
+            diagnostics: BTreeMap::new(),
         }
     }
 
@@ -274,6 +286,8 @@ mod tests {
             agents: vec!["small".into(), "big".into()],
             warmup_accuracy: vec![0.1, 0.3],
             eval_tasks: 50,
+            gate: None,
+            lr_sweep: None,
             arms: vec![
                 arm(
                     "gspo",

@@ -28,8 +28,11 @@ pub struct LossOutput {
     pub loss: Tensor,
     /// Per-sequence terms [B].
     pub terms: Tensor,
-    /// Fraction of sequences whose ratio fell outside its clip range (zero gradient or clipped).
+    /// Fraction of sequences whose ratio fell outside its clip range (zero gradient or clipped);
+    /// for GRPO, of tokens.
     pub clip_fraction: f64,
+    /// Per sequence: 1 when its ratio fell outside its range (GRPO: the fraction of its tokens).
+    pub clipped: Vec<f64>,
     /// Per-sequence importance ratios s (before clipping).
     pub ratios: Vec<f64>,
 }
@@ -92,19 +95,23 @@ pub fn sequence_loss(
             .to_device(tch::Device::Cpu),
     )
     .expect("ratios are a 1-D tensor");
-    let clipped = samples
+    let clipped: Vec<f64> = samples
         .iter()
         .zip(&ratios)
-        .filter(|&(s, &r)| match (s.cross, cfg.algorithm) {
-            (true, Algorithm::Naive) => false,
-            (true, _) => !(lower..=1.0).contains(&r),
-            (false, _) => !(lo..=hi).contains(&r),
+        .map(|(s, &r)| {
+            let outside = match (s.cross, cfg.algorithm) {
+                (true, Algorithm::Naive) => false,
+                (true, _) => !(lower..=1.0).contains(&r),
+                (false, _) => !(lo..=hi).contains(&r),
+            };
+            f64::from(u8::from(outside))
         })
-        .count();
+        .collect();
     LossOutput {
         loss: terms.mean(kind),
         terms,
-        clip_fraction: clipped as f64 / samples.len().max(1) as f64,
+        clip_fraction: clipped.iter().sum::<f64>() / samples.len().max(1) as f64,
+        clipped,
         ratios,
     }
 }
@@ -132,6 +139,12 @@ pub fn grpo_loss(
     let terms = (token_terms * &mask).sum_dim_intlist(-1, false, kind) / &tokens;
     let outside = (r.lt(lo).logical_or(&r.gt(hi))).to_kind(kind) * &mask;
     let clip_fraction = (outside.sum(kind) / mask.sum(kind).clamp_min(1.0)).double_value(&[]);
+    let clipped = Vec::try_from(
+        &(outside.sum_dim_intlist(-1, false, kind) / &tokens)
+            .to_kind(Kind::Double)
+            .to_device(tch::Device::Cpu),
+    )
+    .expect("per-sequence fractions are a 1-D tensor");
     let seq_ratio =
         ((token_logprobs - old_token_logprobs) * &mask).sum_dim_intlist(-1, false, kind) / &tokens;
     let ratios = Vec::try_from(
@@ -146,6 +159,7 @@ pub fn grpo_loss(
         loss: terms.mean(kind),
         terms,
         clip_fraction,
+        clipped,
         ratios,
     }
 }
@@ -218,6 +232,7 @@ mod tests {
         assert_eq!(grad[3], 0.0, "b1 is below the lower bound: no gradient");
         // a1's self ratio e^0.001 is above 1 + 4e-4 and b1's cross ratio below 0.8.
         assert!((out.clip_fraction - 0.5).abs() < 1e-12);
+        assert_eq!(out.clipped, [0.0, 1.0, 0.0, 1.0]);
         let (out, terms, _) = run(&NOW_A, &s, 2, &cfg);
         close(&terms[3..], &[-1.444997]);
         close(&[out.loss.double_value(&[])], &[-0.731433]);
@@ -300,6 +315,7 @@ mod tests {
         let grad: Vec<f64> = Vec::try_from(&lp.grad().reshape([-1])).unwrap();
         close(&grad, &[0.0, -0.25, 0.5, 0.0]);
         assert!((out.clip_fraction - 1.0 / 3.0).abs() < 1e-12);
+        close(&out.clipped, &[0.5, 0.0]);
         let kl = kl_k3(&lp, &lp.detach(), &mask);
         close(&Vec::<f64>::try_from(&kl.detach()).unwrap(), &[0.0, 0.0]);
         let kl = kl_k3(&lp.detach(), &old, &mask);

@@ -51,6 +51,30 @@ impl Algorithm {
     }
 }
 
+/// How a learner's sequences are ordered into its mini-batches m = 0, 1, ….
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MinibatchOrder {
+    /// One seeded shuffle of own and cross sequences together.
+    #[default]
+    Shuffled,
+    /// Own sequences first, then cross (each part shuffled), as the official v1 recipe orders
+    /// them: cross samples meet the later mini-batches and so the raised lower bounds.
+    OwnFirst,
+}
+
+/// What the cross ratio s compares (self ratios are always per token, as GSPO's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrossRatio {
+    /// The paper's: log s = ℓ_k − ℓ_{j,old}, each a mean over its own tokenization's tokens.
+    #[default]
+    PerToken,
+    /// Extension beyond the paper: log-likelihoods summed and divided by the response's UTF-8
+    /// bytes, so that tokenizers of different granularity compare the same unit of text.
+    PerByte,
+}
+
 /// Hyperparameters; the defaults are the paper's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -77,8 +101,14 @@ pub struct HacpoConfig {
     pub grpo_eps_low: f64,
     /// GRPO upper clip (token ratio ≤ 1 + ε).
     pub grpo_eps_high: f64,
-    /// β of the KL(π‖π_ref) penalty on self samples; 0 disables it (and the reference model).
+    /// β of the KL(π‖π_ref) penalty (the paper's 0.001), averaged over every sequence of the
+    /// mini-batch as the official `seq-mean-token-mean` does; 0 disables it (and the reference
+    /// model).
     pub kl_beta: f64,
+    /// Order of sequences across mini-batches.
+    pub minibatch_order: MinibatchOrder,
+    /// Unit of the cross importance ratio.
+    pub cross_ratio: CrossRatio,
     /// Ablation switch: the capability-weighted baseline μ̂_k (off: plain mean of the n·G rewards).
     pub capability_baseline: bool,
     /// Ablation switch: ω(j,k) scaling of cross terms (off: 1).
@@ -101,7 +131,9 @@ impl Default for HacpoConfig {
             gspo_eps_high: 4e-4,
             grpo_eps_low: 0.2,
             grpo_eps_high: 0.28,
-            kl_beta: 0.0,
+            kl_beta: 0.001,
+            minibatch_order: MinibatchOrder::Shuffled,
+            cross_ratio: CrossRatio::PerToken,
             capability_baseline: true,
             omega_in_loss: true,
             stepwise_clip: true,
@@ -169,13 +201,7 @@ mod tests {
             .all(|a| !a.needs_token_logprobs())
         );
         let c = HacpoConfig::default();
-        assert!(!c.needs_reference_model());
-        assert!(
-            HacpoConfig {
-                kl_beta: 0.001,
-                ..c
-            }
-            .needs_reference_model()
-        );
+        assert!(c.needs_reference_model(), "the paper's β = 0.001");
+        assert!(!HacpoConfig { kl_beta: 0.0, ..c }.needs_reference_model());
     }
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::agent::Agent;
 use crate::config::RunConfig;
 use crate::generation::{FinishReason, SamplingParams};
-use crate::policy::TextPair;
+use crate::policy::Generation;
 use crate::rng::SplitMix64;
 use crate::verifier::{NewRollout, TaskPrompt};
 
@@ -30,9 +30,10 @@ pub(super) fn sample_prompts(
     idx.into_iter().take(n).map(|i| tasks[i].clone()).collect()
 }
 
-/// Every agent samples `g` responses per prompt; their mean token log-probs are recomputed by
-/// the training model through the same re-tokenizing path learners use, so self ratios start at 1
-/// (up to the rounding of differently padded batches).
+/// Every agent samples `g` responses per prompt; each response's mean token log-prob over the
+/// sampled ids (end-of-turn token excluded) is recomputed by the training model through the
+/// scoring path learners use, so self ratios start at 1 (up to the rounding of differently
+/// padded batches). The ids travel with the rollout, so the author trains on exactly them.
 pub(super) fn generate(
     agents: &[Agent],
     prompts: &[TaskPrompt],
@@ -58,27 +59,9 @@ pub(super) fn generate(
             ..SamplingParams::default()
         };
         let gens = tch::no_grad(|| a.policy.generate(&messages, &params))?;
-        let pairs: Vec<TextPair> = gens
-            .iter()
-            .zip(&messages)
-            .map(|(o, m)| text_pair(m, &o.text, o.sampled.finish_reason == FinishReason::Stop))
-            .collect();
-        // Scored `micro_batch` sequences at a time, like the update: one pass over a whole
-        // step's responses would hold [responses × tokens × vocabulary] logits at once.
-        let mut means = Vec::with_capacity(pairs.len());
-        let mut lengths = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(cfg.run.micro_chunk()) {
-            let scores = tch::no_grad(|| a.policy.score_texts(chunk))?;
-            means.extend(Vec::<f64>::try_from(
-                &scores
-                    .mean_logprob
-                    .to_kind(Kind::Double)
-                    .to_device(Device::Cpu),
-            )?);
-            lengths.extend(scores.lengths);
-        }
-        for (i, o) in gens.iter().enumerate() {
-            let tokens = o.sampled.token_ids.len() as i32;
+        let means = mean_logprobs(a, &gens, cfg.run.micro_chunk())?;
+        for (i, (o, mean)) in gens.iter().zip(means).enumerate() {
+            let ids = o.response_ids();
             rollouts.push(NewRollout {
                 id: Uuid::new_v4(),
                 task_id: prompts[i / g].id,
@@ -87,24 +70,45 @@ pub(super) fn generate(
                 step: step as i64,
                 policy_version: step as i64 - 1,
                 response: o.text.clone(),
-                token_count: tokens,
-                logprob_mean: means[i].min(0.0),
-                logprob_sum: (means[i] * lengths[i] as f64).min(0.0),
-                metadata: json!({ "ends_turn": pairs[i].ends_turn }),
+                token_count: ids.len() as i32,
+                logprob_mean: mean.min(0.0),
+                logprob_sum: (mean * ids.len() as f64).min(0.0),
+                metadata: json!({
+                    "ends_turn": o.sampled.finish_reason == FinishReason::Stop,
+                    "token_ids": ids,
+                    "tokenizer": a.policy.tokenizer_fingerprint(),
+                }),
             });
         }
     }
     Ok(rollouts)
 }
 
-/// A (prompt, response) pair; an empty unfinished response is scored as finished so that it has
-/// at least one token.
-pub(super) fn text_pair(prompt: &str, response: &str, ends_turn: bool) -> TextPair {
-    TextPair {
-        prompt: prompt.to_string(),
-        response: response.to_string(),
-        ends_turn: ends_turn || response.is_empty(),
+/// ℓ_old of each generation under `agent`'s training model, scored `chunk` sequences at a time
+/// like the update (one pass over a whole step's responses would hold [responses × tokens ×
+/// vocabulary] logits at once); 0 (log 1) for an empty response, which no learner trains on.
+fn mean_logprobs(agent: &Agent, gens: &[Generation], chunk: usize) -> Result<Vec<f64>> {
+    let scored: Vec<usize> = (0..gens.len())
+        .filter(|&i| !gens[i].response_ids().is_empty())
+        .collect();
+    let mut means = vec![0.0; gens.len()];
+    for part in scored.chunks(chunk) {
+        let pairs: Vec<(Vec<i64>, Vec<i64>)> = part
+            .iter()
+            .map(|&i| (gens[i].prompt_ids.clone(), gens[i].response_ids().to_vec()))
+            .collect();
+        let scores = tch::no_grad(|| agent.policy.score_ids(&pairs))?;
+        let m = Vec::<f64>::try_from(
+            &scores
+                .mean_logprob
+                .to_kind(Kind::Double)
+                .to_device(Device::Cpu),
+        )?;
+        for (&i, v) in part.iter().zip(m) {
+            means[i] = v;
+        }
     }
+    Ok(means)
 }
 
 #[cfg(test)]

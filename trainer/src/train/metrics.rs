@@ -8,10 +8,10 @@ use uuid::Uuid;
 
 use super::agent::Agent;
 use crate::config::RunConfig;
-use crate::hacpo::{Algorithm, CapabilityTracker};
+use crate::hacpo::{Algorithm, CapabilityTracker, SequenceSample};
 
 /// What a learner's update in one step measured.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
 pub struct UpdateStats {
     /// Mean loss over mini-batches.
     pub loss: f64,
@@ -27,8 +27,99 @@ pub struct UpdateStats {
     pub cross_sequences: usize,
     /// Mean importance ratio of cross sequences.
     pub cross_ratio_mean: f64,
-    /// Sequences skipped because they do not fit the learner's context.
+    /// Sequences skipped because they are empty or do not fit the learner's context.
     pub skipped: usize,
+    /// The split by origin (own / cross).
+    pub origin: OriginStats,
+}
+
+/// Sums over one update's sequences and mini-batches, turned into [`UpdateStats`] at the end.
+#[derive(Debug, Default)]
+pub(super) struct UpdateTally {
+    /// Σ mini-batch losses.
+    pub(super) loss: f64,
+    /// Σ mini-batch KL.
+    pub(super) kl: f64,
+    /// Σ mini-batch gradient norms.
+    pub(super) grad_norm: f64,
+    own: Origin,
+    cross: Origin,
+    /// Cross sequences below / inside / above the window.
+    window: [usize; 3],
+    /// Σ cross ratios.
+    cross_ratio: f64,
+}
+
+/// Sums over the sequences of one origin (own or cross).
+#[derive(Debug, Default)]
+struct Origin {
+    n: usize,
+    clipped: f64,
+    adv_abs: f64,
+    tokens: usize,
+    entropy: f64,
+}
+
+impl UpdateTally {
+    /// Counts one sequence: its sample, ratio s, clipped share, the mini-batch's lower bound,
+    /// its length and mean entropy.
+    pub(super) fn add(
+        &mut self,
+        s: &SequenceSample,
+        ratio: f64,
+        clipped: f64,
+        lower: f64,
+        tokens: usize,
+        entropy: f64,
+    ) {
+        let o = if s.cross {
+            let w = if ratio < lower {
+                0
+            } else if ratio <= 1.0 {
+                1
+            } else {
+                2
+            };
+            self.window[w] += 1;
+            self.cross_ratio += ratio;
+            &mut self.cross
+        } else {
+            &mut self.own
+        };
+        o.n += 1;
+        o.clipped += clipped;
+        o.adv_abs += s.advantage.abs();
+        o.tokens += tokens;
+        o.entropy += entropy;
+    }
+
+    /// The update's statistics over `minibatches` optimizer steps.
+    pub(super) fn finish(self, minibatches: usize, skipped: usize) -> UpdateStats {
+        let per = |x: f64, n: usize| if n == 0 { 0.0 } else { x / n as f64 };
+        let (own, cross) = (&self.own, &self.cross);
+        let m = minibatches.max(1);
+        UpdateStats {
+            loss: per(self.loss, m),
+            clip_fraction: per(own.clipped + cross.clipped, own.n + cross.n),
+            kl: per(self.kl, m),
+            grad_norm: per(self.grad_norm, m),
+            sequences: own.n + cross.n,
+            cross_sequences: cross.n,
+            cross_ratio_mean: per(self.cross_ratio, cross.n),
+            skipped,
+            origin: OriginStats {
+                clip_own: per(own.clipped, own.n),
+                clip_cross: per(cross.clipped, cross.n),
+                cross_below: per(self.window[0] as f64, cross.n),
+                cross_inside: per(self.window[1] as f64, cross.n),
+                cross_above: per(self.window[2] as f64, cross.n),
+                adv_abs_own: per(own.adv_abs, own.n),
+                adv_abs_cross: per(cross.adv_abs, cross.n),
+                response_tokens: per(own.tokens as f64, own.n),
+                entropy: per(own.entropy, own.n),
+            },
+        }
+    }
 }
 
 /// One step's measurements, every agent's at its index.
@@ -85,14 +176,41 @@ pub struct StepExtra {
     pub cross_sequences: usize,
     /// Mean importance ratio of cross sequences.
     pub cross_ratio_mean: f64,
-    /// Sequences that did not fit the context.
+    /// Sequences that were empty or did not fit the context.
     pub skipped: usize,
+    /// Own and cross diagnostics of the update.
+    #[serde(flatten)]
+    pub origin: OriginStats,
     /// Held-out accuracy, in steps that evaluate.
     pub eval_accuracy: Option<f64>,
     /// Wall time of generation, scoring and read-back.
     pub generate_seconds: f64,
     /// Wall time of every learner's update.
     pub train_seconds: f64,
+}
+
+/// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
+/// `train_metrics`.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct OriginStats {
+    /// Fraction of own sequences outside the GSPO range (GRPO: of own tokens).
+    pub clip_own: f64,
+    /// Fraction of cross sequences outside [lower_m, 1]: no gradient (naive sharing: none).
+    pub clip_cross: f64,
+    /// Fraction of cross sequences whose s lies below the mini-batch's lower bound lower_m.
+    pub cross_below: f64,
+    /// Fraction of cross sequences whose s lies in [lower_m, 1].
+    pub cross_inside: f64,
+    /// Fraction of cross sequences whose s lies above 1.
+    pub cross_above: f64,
+    /// Mean |A| of own sequences.
+    pub adv_abs_own: f64,
+    /// Mean |A| of cross sequences.
+    pub adv_abs_cross: f64,
+    /// Mean tokens of the learner's own responses.
+    pub response_tokens: f64,
+    /// Mean per-token entropy (nats) of the learner's policy on its own responses.
+    pub entropy: f64,
 }
 
 impl StepOutcome {
@@ -129,6 +247,7 @@ impl StepOutcome {
                 cross_sequences: s.cross_sequences,
                 cross_ratio_mean: s.cross_ratio_mean,
                 skipped: s.skipped,
+                origin: s.origin.clone(),
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[k]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
@@ -183,6 +302,17 @@ mod tests {
                 cross_sequences: 4,
                 cross_ratio_mean: 0.9,
                 skipped: 0,
+                origin: OriginStats {
+                    clip_own: 0.25,
+                    clip_cross: 0.5,
+                    cross_below: 0.5,
+                    cross_inside: 0.25,
+                    cross_above: 0.25,
+                    adv_abs_own: 0.75,
+                    adv_abs_cross: 0.5,
+                    response_tokens: 12.0,
+                    entropy: 1.5,
+                },
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
@@ -198,6 +328,9 @@ mod tests {
                 "omega_source_over_learner": {"b": 2.0}, "sequences": 8,
                 "cross_sequences": 4, "cross_ratio_mean": 0.9,
                 "skipped": 0, "eval_accuracy": null,
+                "clip_own": 0.25, "clip_cross": 0.5, "cross_below": 0.5,
+                "cross_inside": 0.25, "cross_above": 0.25, "adv_abs_own": 0.75,
+                "adv_abs_cross": 0.5, "response_tokens": 12.0, "entropy": 1.5,
                 "generate_seconds": 1.5, "train_seconds": 2.5,
             },
         });

@@ -27,7 +27,7 @@ use metrics::StepOutcome;
 
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
-pub use metrics::{StepExtra, StepMetrics, UpdateStats};
+pub use metrics::{OriginStats, StepExtra, StepMetrics, UpdateStats};
 
 /// Checkpoint bookkeeping, in `output_dir/state.json`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -148,9 +148,16 @@ pub fn run(cfg: &RunConfig) -> Result<()> {
             generate_seconds,
             train_seconds,
         };
+        let mut log = String::new();
         for k in 0..agents.len() {
-            client.record_metrics(&outcome.metrics(k, &agents, &tracker, cfg, step))?;
+            let row = outcome.metrics(k, &agents, &tracker, cfg, step);
+            client.record_metrics(&row)?;
+            log += &serde_json::to_string(
+                &serde_json::json!({ "agent": agents[k].cfg.name, "row": row }),
+            )?;
+            log.push('\n');
         }
+        append(&cfg.run.output_dir.join(METRICS_FILE), &log)?;
         tracing::info!(
             "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s)",
             cfg.run.steps,
@@ -169,6 +176,23 @@ pub fn run(cfg: &RunConfig) -> Result<()> {
             std::fs::write(&state_path, serde_json::to_vec(&RunState { step })?)?;
         }
     }
+    Ok(())
+}
+
+/// Every step's `train_metrics` rows, one JSON object (`agent`, `row`) per line, next to the
+/// checkpoints; a resumed run appends (a step repeated after a crash appears twice: the later
+/// line is the one in the pool).
+pub const METRICS_FILE: &str = "metrics.jsonl";
+
+fn append(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
     Ok(())
 }
 
