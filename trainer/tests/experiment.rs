@@ -152,3 +152,105 @@ fn the_gpu_recipe_is_a_valid_run_of_two_different_agents() {
     assert!(cfg.agents.iter().all(|a| a.device.is_cuda()));
     assert_eq!(cfg.data.eval.as_deref(), Some("gsm8k-test"));
 }
+
+#[test]
+fn the_shared_tokenizer_experiment_gates_sweeps_and_pairs_seeds() {
+    fixtures::init();
+    let (url, db, rt) = fixtures::start_verifier();
+    let out = tempfile::tempdir().unwrap();
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-shared/experiment.toml");
+    let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
+    assert!(
+        cfg.experiment.seeds.len() >= 5,
+        "the issue asks for 5+ paired seeds"
+    );
+    assert_eq!(cfg.run.minibatches, 4);
+    let gate = cfg.experiment.gate.clone().expect("a pre-registered gate");
+    assert_eq!(gate.min_inside, 0.5);
+    cfg.experiment
+        .arms
+        .retain(|a| ["gspo", "hacpo"].contains(&a.name.as_str()));
+    cfg.verifier.url = url.clone();
+    cfg.run.name = format!("smoke-shared-{}", uuid::Uuid::new_v4().simple());
+    cfg.run.output_dir = out.path().into();
+    (cfg.run.steps, cfg.run.prompts_per_step, cfg.run.group_size) = (2, 2, 2);
+    (cfg.run.max_new_tokens, cfg.run.eval_every, cfg.run.threads) = (8, 1, 1);
+    (cfg.tasks.train, cfg.tasks.test) = (30, 6);
+    cfg.experiment.seeds = vec![5, 6];
+    cfg.experiment.lr_sweep = vec![2e-3, 1e-3];
+    for a in &mut cfg.agents {
+        (a.warmup.steps, a.warmup.batch_size) = (3, 4);
+    }
+    // Barely trained agents cannot pass the real gate: first see it refuse to start the arms.
+    cfg.experiment.gate = Some(trainer::experiment::gate::GateSpec {
+        prompts: 4,
+        group_size: 2,
+        min_inside: 1.01,
+    });
+    let err = run_experiment(&cfg).unwrap_err().to_string();
+    assert!(err.contains("overlap gate failed"), "{err}");
+    let runs: i64 = rt
+        .block_on(
+            sqlx::query_scalar("select count(*) from rollouts where run like $1")
+                .bind(format!("{}/%/s%", cfg.run.name))
+                .fetch_one(&db),
+        )
+        .unwrap();
+    assert_eq!(runs, 0, "no RL before the gate passes");
+
+    cfg.experiment.gate.as_mut().unwrap().min_inside = 0.0;
+    let report = run_experiment(&cfg).unwrap();
+    let g = report
+        .gate
+        .as_ref()
+        .expect("the gate's numbers are in the report");
+    assert!(g.passed);
+    assert_eq!(g.pairs.len(), 4, "two directions × two units");
+    for p in &g.pairs {
+        assert!(p.samples > 0 && p.samples <= 8, "{p:?}");
+        assert!((p.below + p.inside + p.above - 1.0).abs() < 1e-9, "{p:?}");
+    }
+    let sweep = report
+        .lr_sweep
+        .as_ref()
+        .expect("the sweep is in the report");
+    assert_eq!(
+        sweep.points.iter().map(|p| p.lr).collect::<Vec<_>>(),
+        [1e-3, 2e-3]
+    );
+    assert!(sweep.points.iter().any(|p| p.lr == sweep.chosen));
+    assert!(report.arms.iter().all(|a| a.algorithm.kl_beta == 0.001));
+    let table = report.table();
+    for section in [
+        "Paired differences",
+        "| hacpo − gspo |",
+        "Overlap gate",
+        "Learning-rate sweep",
+    ] {
+        assert!(table.contains(section), "{section} missing from\n{table}");
+    }
+    let hacpo = &report.arms[1];
+    for s in &hacpo.seeds {
+        for agent in &report.agents {
+            let d = &s.diagnostics[agent];
+            assert!(
+                d.contains_key("clip_own") && d.contains_key("entropy"),
+                "{d:?}"
+            );
+        }
+    }
+    // One tokenizer: every rollout names the same one and carries the ids it was sampled as.
+    let (tokenizers, without_ids): (i64, i64) = rt
+        .block_on(
+            sqlx::query_as(
+                "select count(distinct metadata->>'tokenizer'), \
+                 count(*) filter (where jsonb_typeof(metadata->'token_ids') <> 'array') \
+                 from rollouts where run = $1",
+            )
+            .bind(&hacpo.seeds[0].run)
+            .fetch_one(&db),
+        )
+        .unwrap();
+    assert_eq!((tokenizers, without_ids), (1, 0));
+}

@@ -256,20 +256,21 @@ impl Report {
 
 fn gate_table(g: &GateReport) -> String {
     let mut out = format!(
-        "\n\nOverlap gate before RL ({:?} ratios, {} prompts × {}): s = exp(ℓ_scorer − ℓ_author) of warm-up responses; required ≥ {:.0}% in [{:.3}, 1] for every pair: **{}**.\n\n| author → scorer | n | below | inside | above | s at 10/25/50/75/90% |\n|---|---|---|---|---|---|\n",
-        g.unit,
+        "\n\nOverlap gate before RL ({} prompts × {}): s = exp(ℓ_scorer − ℓ_author) of warm-up responses; required ≥ {:.0}% in [{:.3}, 1] for every pair, in the run's unit ({:?}): **{}**.\n\n| author → scorer | unit | n | below | inside | above | s at 10/25/50/75/90% |\n|---|---|---|---|---|---|---|\n",
         g.spec.prompts,
         g.spec.group_size,
         g.spec.min_inside * 100.0,
         g.window.0,
+        g.unit,
         if g.passed { "passed" } else { "failed" }
     );
     for p in &g.pairs {
         let q: Vec<String> = p.quantiles.iter().map(|x| format!("{x:.3}")).collect();
         out += &format!(
-            "| {} → {} | {} | {:.3} | {:.3} | {:.3} | {} |\n",
+            "| {} → {} | {:?} | {} | {:.3} | {:.3} | {:.3} | {} |\n",
             p.author,
             p.scorer,
+            p.unit,
             p.samples,
             p.below,
             p.inside,

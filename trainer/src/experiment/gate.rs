@@ -40,6 +40,8 @@ pub struct GatePair {
     pub author: String,
     /// Agent that scored them (the would-be learner).
     pub scorer: String,
+    /// Unit of ℓ in s.
+    pub unit: CrossRatio,
     /// Responses scored (empty ones are left out).
     pub samples: usize,
     /// Fraction with s below 1 − δ.
@@ -57,11 +59,11 @@ pub struct GatePair {
 pub struct GateReport {
     /// The window [1 − δ, 1].
     pub window: (f64, f64),
-    /// Unit of ℓ in s.
+    /// The unit the run's cross ratios use: the gate is decided on its pairs.
     pub unit: CrossRatio,
     /// The settings.
     pub spec: GateSpec,
-    /// One entry per ordered pair of agents.
+    /// One entry per ordered pair of agents and unit (per token, then per byte).
     pub pairs: Vec<GatePair>,
     /// Every pair met `min_inside`.
     pub passed: bool,
@@ -115,30 +117,15 @@ pub fn overlap_gate(
         let own = score(policy, policy, &gens)?;
         for (scorer, other) in agents.iter().filter(|(n, _)| n != author) {
             let theirs = score(other, policy, &gens)?;
-            let mut s: Vec<f64> = own
-                .iter()
-                .zip(&theirs)
-                .map(|(o, t)| (t.ell(unit) - o.ell(unit)).clamp(-10.0, 10.0).exp())
-                .collect();
-            s.sort_by(f64::total_cmp);
-            let n = s.len().max(1) as f64;
-            let frac = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
-            let q = |p: f64| {
-                s.get(((s.len() as f64 - 1.0) * p).round() as usize)
-                    .copied()
-            };
-            pairs.push(GatePair {
-                author: author.clone(),
-                scorer: scorer.clone(),
-                samples: s.len(),
-                below: frac(&|x| x < lower),
-                inside: frac(&|x| (lower..=1.0).contains(&x)),
-                above: frac(&|x| x > 1.0),
-                quantiles: [0.1, 0.25, 0.5, 0.75, 0.9].map(|p| q(p).unwrap_or(f64::NAN)),
-            });
+            for u in [CrossRatio::PerToken, CrossRatio::PerByte] {
+                pairs.push(distribution(author, scorer, u, &own, &theirs, lower));
+            }
         }
     }
-    let passed = pairs.iter().all(|p| p.inside >= spec.min_inside);
+    let passed = pairs
+        .iter()
+        .filter(|p| p.unit == unit)
+        .all(|p| p.inside >= spec.min_inside);
     Ok(GateReport {
         window: (lower, 1.0),
         unit,
@@ -146,6 +133,39 @@ pub fn overlap_gate(
         pairs,
         passed,
     })
+}
+
+/// Where s = exp(ℓ_scorer − ℓ_author) in `unit` falls relative to [lower, 1].
+fn distribution(
+    author: &str,
+    scorer: &str,
+    unit: CrossRatio,
+    own: &[Scored],
+    theirs: &[Scored],
+    lower: f64,
+) -> GatePair {
+    let mut s: Vec<f64> = own
+        .iter()
+        .zip(theirs)
+        .map(|(o, t)| (t.ell(unit) - o.ell(unit)).clamp(-10.0, 10.0).exp())
+        .collect();
+    s.sort_by(f64::total_cmp);
+    let n = s.len().max(1) as f64;
+    let frac = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
+    let q = |p: f64| {
+        s.get(((s.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+    };
+    GatePair {
+        author: author.to_string(),
+        scorer: scorer.to_string(),
+        unit,
+        samples: s.len(),
+        below: frac(&|x| x < lower),
+        inside: frac(&|x| (lower..=1.0).contains(&x)),
+        above: frac(&|x| x > 1.0),
+        quantiles: [0.1, 0.25, 0.5, 0.75, 0.9].map(|p| q(p).unwrap_or(f64::NAN)),
+    }
 }
 
 /// `gens` (sampled by `author`) scored under `scorer`: the sampled ids when both share a

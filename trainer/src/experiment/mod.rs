@@ -470,9 +470,10 @@ fn run_gate(
     };
     for p in &report.pairs {
         tracing::info!(
-            "gate {} -> {}: {:.3} inside [{:.3}, 1], {:.3} below, {:.3} above; median s {:.3}",
+            "gate {} -> {} ({:?}): {:.3} inside [{:.3}, 1], {:.3} below, {:.3} above; median s {:.3}",
             p.author,
             p.scorer,
+            p.unit,
             p.inside,
             report.window.0,
             p.below,
