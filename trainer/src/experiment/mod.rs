@@ -240,6 +240,10 @@ struct RunDone {
 /// Runs the whole experiment (resuming a partial one) and writes the report into `output_dir`.
 pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     let started = Instant::now();
+    // The warm-ups and the gate run before any `train::run` sets this.
+    if cfg.run.threads > 0 {
+        tch::set_num_threads(cfg.run.threads);
+    }
     let client = VerifierClient::new(&cfg.verifier.url)?;
     let splits = arith::generate(&cfg.tasks);
     for (split, problems) in [("train", &splits.train), ("test", &splits.test)] {
