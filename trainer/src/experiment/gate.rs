@@ -63,6 +63,9 @@ pub struct GateReport {
     pub unit: CrossRatio,
     /// The settings.
     pub spec: GateSpec,
+    /// Each agent's warm-up settings (its `warmup.json`): a gate holds for these warm-ups only.
+    #[serde(default)]
+    pub warmups: Vec<serde_json::Value>,
     /// One entry per ordered pair of agents and unit (per token, then per byte).
     pub pairs: Vec<GatePair>,
     /// Every pair met `min_inside`.
@@ -130,6 +133,7 @@ pub fn overlap_gate(
         window: (lower, 1.0),
         unit,
         spec: spec.clone(),
+        warmups: Vec::new(),
         pairs,
         passed,
     })

@@ -440,13 +440,22 @@ fn run_gate(
     splits: &arith::Splits,
 ) -> Result<GateReport> {
     let path = cfg.run.output_dir.join("gate.json");
-    let report = match std::fs::read(&path) {
-        Ok(bytes)
-            if serde_json::from_slice::<GateReport>(&bytes).is_ok_and(|g| &g.spec == spec) =>
-        {
-            serde_json::from_slice(&bytes)?
-        }
-        _ => {
+    let warmups = warm_dirs
+        .iter()
+        .map(|d| {
+            let marker = d.join("warmup.json");
+            let bytes =
+                std::fs::read(&marker).with_context(|| format!("reading {}", marker.display()))?;
+            Ok(serde_json::from_slice(&bytes)?)
+        })
+        .collect::<Result<Vec<serde_json::Value>>>()?;
+    let cached = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<GateReport>(&b).ok())
+        .filter(|g| &g.spec == spec && g.warmups == warmups);
+    let report = match cached {
+        Some(g) => g,
+        None => {
             let agents = cfg
                 .agents
                 .iter()
@@ -460,7 +469,7 @@ fn run_gate(
             let hc = cfg
                 .arm_config(&cfg.experiment.arms[0], 0, &[], None)?
                 .algorithm;
-            let g = overlap_gate(
+            let mut g = overlap_gate(
                 &agents,
                 &prompts,
                 spec,
@@ -468,6 +477,7 @@ fn run_gate(
                 hc.cross_lower_bound(0),
                 hc.cross_ratio,
             )?;
+            g.warmups = warmups;
             std::fs::write(&path, serde_json::to_vec_pretty(&g)?)?;
             g
         }
