@@ -5,89 +5,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
-use wire::{Agent, Capability, NewAgent, Page, RolloutResult, StepCapability};
-
-/// A task as agents see it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct TaskPrompt {
-    /// Task id.
-    pub id: Uuid,
-    /// Id within its dataset.
-    pub external_id: String,
-    /// The prompt.
-    pub prompt: String,
-}
-
-/// A rollout to submit.
-#[derive(Debug, Clone, Serialize)]
-pub struct NewRollout {
-    /// Client-chosen id: retries never duplicate.
-    pub id: Uuid,
-    /// Task answered.
-    pub task_id: Uuid,
-    /// Agent that answered.
-    pub agent_id: Uuid,
-    /// Training run.
-    pub run: String,
-    /// Training step.
-    pub step: i64,
-    /// Version of the generating policy.
-    pub policy_version: i64,
-    /// Response text.
-    pub response: String,
-    /// Response tokens under the generating tokenizer.
-    pub token_count: i32,
-    /// Mean token log-prob under the generating (training) policy.
-    pub logprob_mean: f64,
-    /// Summed token log-prob.
-    pub logprob_sum: f64,
-    /// `{"ends_turn": bool}`: whether generation stopped at an end-of-turn token.
-    pub metadata: Value,
-}
-
-/// One response of a step's prompt group.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Member {
-    /// Rollout id.
-    pub id: Uuid,
-    /// Agent name.
-    pub agent: String,
-    /// Response text.
-    pub response: String,
-    /// Reward.
-    pub reward: f64,
-    /// Response tokens under the generating tokenizer.
-    pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
-    pub logprob_mean: Option<f64>,
-    /// Client metadata.
-    #[serde(default)]
-    pub metadata: Value,
-}
-
-impl Member {
-    /// Whether the source finished its turn (so a learner appends its own end-of-turn token).
-    pub fn ends_turn(&self) -> bool {
-        self.metadata
-            .get("ends_turn")
-            .and_then(Value::as_bool)
-            .unwrap_or(true)
-    }
-}
-
-/// Every agent's responses to one task in one step.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Group {
-    /// Task id.
-    pub task_id: Uuid,
-    /// Prompt.
-    pub prompt: String,
-    /// Responses.
-    pub rollouts: Vec<Member>,
-}
+use wire::{
+    Agent, Capability, Group, Groups, NewAgent, NewRollout, Page, RolloutResult, StepCapability,
+    StepMetrics, TaskSummary,
+};
 
 /// A blocking client of one verifier.
 pub struct VerifierClient {
@@ -187,11 +110,11 @@ impl VerifierClient {
     }
 
     /// Every task of `dataset`, in insertion order.
-    pub fn tasks(&self, dataset: &str) -> Result<Vec<TaskPrompt>> {
+    pub fn tasks(&self, dataset: &str) -> Result<Vec<TaskSummary>> {
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let page: Page<TaskPrompt> = self.call(
+            let page: Page<TaskSummary> = self.call(
                 reqwest::Method::GET,
                 &format!(
                     "/v1/tasks?dataset={}&limit=1000&after={after}",
@@ -217,10 +140,6 @@ impl VerifierClient {
 
     /// The prompt groups of a step.
     pub fn groups(&self, run: &str, step: i64) -> Result<Vec<Group>> {
-        #[derive(Deserialize)]
-        struct Groups {
-            groups: Vec<Group>,
-        }
         Ok(self
             .call::<Groups>(
                 reqwest::Method::GET,
@@ -242,7 +161,7 @@ impl VerifierClient {
     }
 
     /// Writes one agent's metrics for one step (a `train_metrics` row, as `/v1/metrics` takes it).
-    pub fn record_metrics(&self, metrics: &impl Serialize) -> Result<()> {
+    pub fn record_metrics(&self, metrics: &StepMetrics) -> Result<()> {
         let body = serde_json::to_value(metrics)?;
         self.call::<Value>(reqwest::Method::POST, "/v1/metrics", Some(&body))
             .map(|_| ())

@@ -120,6 +120,11 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
         .block_on(sqlx::query_scalar("select bool_and(logprob_mean is not null and logprob_mean <= 0) from rollouts where run = 'loop-test'").fetch_one(&db))
         .unwrap();
     assert!(logprobs_ok);
+    // The typed `ends_turn` is stored where learners read it, next to the sampled ids.
+    let metadata_ok: bool = rt
+        .block_on(sqlx::query_scalar("select bool_and(jsonb_typeof(metadata->'ends_turn') = 'boolean' and jsonb_typeof(metadata->'token_ids') = 'array' and metadata ? 'tokenizer') from rollouts where run = 'loop-test'").fetch_one(&db))
+        .unwrap();
+    assert!(metadata_ok);
 
     let metrics: Vec<(i64, f64, f64, serde_json::Value)> = rt
         .block_on(sqlx::query_as("select step, loss, clip_fraction, extra from train_metrics where run = 'loop-test' order by step, agent_id").fetch_all(&db))

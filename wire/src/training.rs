@@ -39,8 +39,8 @@ pub struct StepMetrics {
     #[serde(default = "empty_object")]
     #[cfg_attr(feature = "schema", schema(value_type = Object))]
     pub extra: Value,
-    /// When it was written (set by the server).
-    #[serde(default, skip_deserializing)]
+    /// When it was written (set by the server; a client's row has none, and sends none).
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<DateTime<Utc>>,
 }
 

@@ -9,12 +9,13 @@ use super::agent::Agent;
 use crate::config::RunConfig;
 use crate::generation::SamplingParams;
 use crate::policy::Policy;
-use crate::verifier::{NewRollout, TaskPrompt, VerifierClient};
+use crate::verifier::VerifierClient;
+use wire::{NewRollout, TaskSummary};
 
 /// Greedy pass@1 of every agent on the held-out tasks.
 pub(super) fn evaluate(
     agents: &[Agent],
-    tasks: &[TaskPrompt],
+    tasks: &[TaskSummary],
     client: &VerifierClient,
     cfg: &RunConfig,
     step: usize,
@@ -41,7 +42,7 @@ pub(super) fn evaluate(
 pub fn evaluate_policy(
     policy: &Policy,
     agent_id: Uuid,
-    tasks: &[TaskPrompt],
+    tasks: &[TaskSummary],
     client: &VerifierClient,
     run: &str,
     step: usize,
@@ -58,17 +59,18 @@ pub fn evaluate_policy(
             let sum: f64 = o.sampled.logprobs.iter().map(|&x| f64::from(x)).sum();
             let mean = if n == 0 { 0.0 } else { sum / n as f64 };
             NewRollout {
-                id: Uuid::new_v4(),
+                id: Some(Uuid::new_v4()),
                 task_id: t.id,
                 agent_id,
                 run: run.to_string(),
                 step: step as i64,
                 policy_version: step as i64,
                 response: o.text.clone(),
-                token_count: n as i32,
-                logprob_mean: mean.min(0.0),
-                logprob_sum: sum.min(0.0),
-                metadata: json!({ "greedy": true }),
+                token_count: Some(n as i32),
+                logprob_mean: Some(mean.min(0.0)),
+                logprob_sum: Some(sum.min(0.0)),
+                ends_turn: None,
+                metadata: Some(json!({ "greedy": true })),
             }
         })
         .collect();

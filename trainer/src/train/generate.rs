@@ -11,15 +11,15 @@ use crate::config::RunConfig;
 use crate::generation::{FinishReason, SamplingParams};
 use crate::policy::Generation;
 use crate::rng::SplitMix64;
-use crate::verifier::{NewRollout, TaskPrompt};
+use wire::{NewRollout, TaskSummary};
 
 /// The prompts of `step`: a deterministic draw (seed, step) without replacement.
 pub(super) fn sample_prompts(
-    tasks: &[TaskPrompt],
+    tasks: &[TaskSummary],
     n: usize,
     seed: u64,
     step: usize,
-) -> Vec<TaskPrompt> {
+) -> Vec<TaskSummary> {
     let mut rng = SplitMix64(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut idx: Vec<usize> = (0..tasks.len()).collect();
     // Partial Fisher–Yates.
@@ -36,7 +36,7 @@ pub(super) fn sample_prompts(
 /// padded batches). The ids travel with the rollout, so the author trains on exactly them.
 pub(super) fn generate(
     agents: &[Agent],
-    prompts: &[TaskPrompt],
+    prompts: &[TaskSummary],
     g: usize,
     cfg: &RunConfig,
     step: usize,
@@ -63,21 +63,22 @@ pub(super) fn generate(
         for (i, (o, mean)) in gens.iter().zip(means).enumerate() {
             let ids = o.response_ids();
             rollouts.push(NewRollout {
-                id: Uuid::new_v4(),
+                id: Some(Uuid::new_v4()),
                 task_id: prompts[i / g].id,
                 agent_id: a.id,
                 run: cfg.run.name.clone(),
                 step: step as i64,
                 policy_version: step as i64 - 1,
                 response: o.text.clone(),
-                token_count: ids.len() as i32,
-                logprob_mean: mean.min(0.0),
-                logprob_sum: (mean * ids.len() as f64).min(0.0),
-                metadata: json!({
-                    "ends_turn": o.sampled.finish_reason == FinishReason::Stop,
+                token_count: Some(ids.len() as i32),
+                logprob_mean: Some(mean.min(0.0)),
+                logprob_sum: Some((mean * ids.len() as f64).min(0.0)),
+                ends_turn: Some(o.sampled.finish_reason == FinishReason::Stop),
+                // The learner trains its own responses on exactly these ids (`learn::sampled_ids`).
+                metadata: Some(json!({
                     "token_ids": ids,
                     "tokenizer": a.policy.tokenizer_fingerprint(),
-                }),
+                })),
             });
         }
     }
@@ -117,11 +118,15 @@ mod tests {
 
     #[test]
     fn prompt_draws_are_deterministic_and_without_replacement() {
-        let tasks: Vec<TaskPrompt> = (0..10)
-            .map(|i| TaskPrompt {
+        let tasks: Vec<TaskSummary> = (0..10)
+            .map(|i| TaskSummary {
                 id: Uuid::new_v4(),
+                dataset: "d".into(),
                 external_id: i.to_string(),
+                kind: "math".into(),
                 prompt: format!("p{i}"),
+                metadata: serde_json::json!({}),
+                created_at: Default::default(),
             })
             .collect();
         let a: Vec<String> = sample_prompts(&tasks, 5, 3, 7)

@@ -21,7 +21,7 @@ use crate::hacpo::{
 };
 use crate::optim::{MAX_GRAD_NORM, clip_grad_norm};
 use crate::rng::shuffle;
-use crate::verifier::{Group, Member};
+use wire::Group;
 
 /// What every learner of a step learns from: the step's groups read back from the pool, the
 /// capabilities after this step's update, and the run's settings.
@@ -188,7 +188,7 @@ pub(super) fn update(agent: &mut Agent, k: usize, batch: &UpdateBatch) -> Result
 
 /// The ids of `m`'s response that `fingerprint`'s tokenizer would train on, if `m` carries
 /// the ids its author sampled with a tokenizer of that fingerprint.
-fn sampled_ids(m: &Member, fingerprint: &str) -> Option<Vec<i64>> {
+fn sampled_ids(m: &wire::GroupMember, fingerprint: &str) -> Option<Vec<i64>> {
     if m.metadata.get("tokenizer").and_then(Value::as_str) != Some(fingerprint) {
         return None;
     }
@@ -209,7 +209,7 @@ fn learner_batch(agent: &Agent, k: usize, batch: &UpdateBatch) -> Result<(Vec<Tr
     let mut items = Vec::new();
     let mut skipped = 0;
     for g in batch.groups {
-        let members: Vec<(usize, &Member)> = g
+        let members: Vec<(usize, &wire::GroupMember)> = g
             .rollouts
             .iter()
             .filter_map(|m| batch.index.get(&m.agent).map(|&j| (j, m)))
@@ -370,17 +370,40 @@ mod tests {
         s.mean_logprob.double_value(&[0])
     }
 
+    /// A pooled response of `agent` with old log-prob `logprob_mean`, as `/v1/pool/groups` has it.
+    fn pooled(
+        agent_id: Uuid,
+        agent: &str,
+        response: &str,
+        reward: f64,
+        logprob_mean: f64,
+    ) -> wire::GroupMember {
+        wire::GroupMember {
+            id: Uuid::new_v4(),
+            agent_id,
+            agent: agent.into(),
+            response: response.into(),
+            reward,
+            correct: reward == 1.0,
+            token_count: Some(response.len() as i32),
+            logprob_mean: Some(logprob_mean),
+            logprob_sum: None,
+            policy_version: 0,
+            metadata: json!({ "ends_turn": true }),
+        }
+    }
+
     /// One prompt: each agent wrote a right and a wrong answer. Old log-probs are the sources' own.
     fn group(agents: &[Agent]) -> Group {
         let prompt = "2+2=";
-        let member = |agent: &Agent, response: &str, reward: f64| Member {
-            id: Uuid::new_v4(),
-            agent: agent.cfg.name.clone(),
-            response: response.into(),
-            reward,
-            token_count: Some(response.len() as i32),
-            logprob_mean: Some(mean_logprob(&agent.policy, prompt, response)),
-            metadata: json!({ "ends_turn": true }),
+        let member = |agent: &Agent, response: &str, reward: f64| {
+            pooled(
+                agent.id,
+                &agent.cfg.name,
+                response,
+                reward,
+                mean_logprob(&agent.policy, prompt, response),
+            )
         };
         Group {
             task_id: Uuid::new_v4(),
@@ -529,14 +552,9 @@ mod tests {
     /// that learner `a`'s current cross ratio of each is `s`.
     fn cross_only_group(agents: &[Agent], s: f64) -> Group {
         let prompt = "3+4=";
-        let member = |response: &str, reward: f64| Member {
-            id: Uuid::new_v4(),
-            agent: "b".into(),
-            response: response.into(),
-            reward,
-            token_count: Some(response.len() as i32),
-            logprob_mean: Some(mean_logprob(&agents[0].policy, prompt, response) - s.ln()),
-            metadata: json!({ "ends_turn": true }),
+        let member = |response: &str, reward: f64| {
+            let old = mean_logprob(&agents[0].policy, prompt, response) - s.ln();
+            pooled(Uuid::new_v4(), "b", response, reward, old)
         };
         Group {
             task_id: Uuid::new_v4(),

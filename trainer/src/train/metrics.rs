@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use anyhow::Result;
 use serde::Serialize;
-use uuid::Uuid;
+use wire::StepMetrics;
 
 use super::agent::Agent;
 use crate::config::RunConfig;
@@ -136,32 +137,7 @@ pub(super) struct StepOutcome {
     pub(super) train_seconds: f64,
 }
 
-/// One agent's row of `train_metrics` for one step, as `/v1/metrics` takes it.
-#[derive(Debug, Serialize)]
-pub struct StepMetrics<'a> {
-    /// The run.
-    pub run: &'a str,
-    /// The agent.
-    pub agent_id: Uuid,
-    /// The training step.
-    pub step: usize,
-    /// Mean loss over mini-batches.
-    pub loss: f64,
-    /// Mean reward of the agent's rollouts.
-    pub reward_mean: f64,
-    /// The agent's accuracy P_{k,t}: its mean reward, as `reward_mean`.
-    pub accuracy: f64,
-    /// Fraction of sequences outside their clip range.
-    pub clip_fraction: f64,
-    /// Mean KL to the reference.
-    pub kl: f64,
-    /// Mean gradient norm before clipping.
-    pub grad_norm: f64,
-    /// Everything else, in the row's `extra` JSON column.
-    pub extra: StepExtra,
-}
-
-/// The `extra` column of a `train_metrics` row.
+/// The `extra` column of a `train_metrics` row: serialized into [`StepMetrics::extra`].
 #[derive(Debug, Serialize)]
 pub struct StepExtra {
     /// The run's update rule.
@@ -215,26 +191,26 @@ pub struct OriginStats {
 
 impl StepOutcome {
     /// Learner `k`'s row.
-    pub(super) fn metrics<'a>(
+    pub(super) fn metrics(
         &self,
         k: usize,
         agents: &[Agent],
         tracker: &CapabilityTracker,
-        cfg: &'a RunConfig,
+        cfg: &RunConfig,
         step: usize,
-    ) -> StepMetrics<'a> {
+    ) -> Result<StepMetrics> {
         let s = &self.stats[k];
-        StepMetrics {
-            run: &cfg.run.name,
+        Ok(StepMetrics {
+            run: cfg.run.name.clone(),
             agent_id: agents[k].id,
-            step,
-            loss: s.loss,
-            reward_mean: self.accuracy[k],
-            accuracy: self.accuracy[k],
-            clip_fraction: s.clip_fraction,
-            kl: s.kl,
-            grad_norm: s.grad_norm,
-            extra: StepExtra {
+            step: step as i64,
+            loss: Some(s.loss),
+            reward_mean: Some(self.accuracy[k]),
+            accuracy: Some(self.accuracy[k]),
+            clip_fraction: Some(s.clip_fraction),
+            kl: Some(s.kl),
+            grad_norm: Some(s.grad_norm),
+            extra: serde_json::to_value(StepExtra {
                 algorithm: cfg.algorithm.algorithm,
                 capability: tracker.capability(k),
                 omega_source_over_learner: agents
@@ -251,8 +227,9 @@ impl StepOutcome {
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[k]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
-            },
-        }
+            })?,
+            created_at: None,
+        })
     }
 
     /// `name: acc=… loss=… clip=… [eval=…]` for every agent, for the step's log line.
@@ -278,6 +255,7 @@ impl StepOutcome {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use uuid::Uuid;
 
     use super::*;
 
@@ -285,16 +263,16 @@ mod tests {
     fn a_row_serializes_to_the_columns_and_extra_keys_of_train_metrics() {
         let id = Uuid::new_v4();
         let row = StepMetrics {
-            run: "r",
+            run: "r".into(),
             agent_id: id,
             step: 3,
-            loss: 0.5,
-            reward_mean: 0.25,
-            accuracy: 0.25,
-            clip_fraction: 0.1,
-            kl: 0.0,
-            grad_norm: 2.0,
-            extra: StepExtra {
+            loss: Some(0.5),
+            reward_mean: Some(0.25),
+            accuracy: Some(0.25),
+            clip_fraction: Some(0.1),
+            kl: Some(0.0),
+            grad_norm: Some(2.0),
+            extra: serde_json::to_value(StepExtra {
                 algorithm: Algorithm::Hacpo,
                 capability: 0.3,
                 omega_source_over_learner: [("b".to_string(), 2.0)].into(),
@@ -316,7 +294,9 @@ mod tests {
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
-            },
+            })
+            .unwrap(),
+            created_at: None,
         };
         // The object `trainer run` has always posted to /v1/metrics.
         let expected = json!({

@@ -27,7 +27,7 @@ use metrics::StepOutcome;
 
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
-pub use metrics::{OriginStats, StepExtra, StepMetrics, UpdateStats};
+pub use metrics::{OriginStats, StepExtra, UpdateStats};
 
 /// Checkpoint bookkeeping, in `output_dir/state.json`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -150,7 +150,7 @@ pub fn run(cfg: &RunConfig) -> Result<()> {
         };
         let mut log = String::new();
         for k in 0..agents.len() {
-            let row = outcome.metrics(k, &agents, &tracker, cfg, step);
+            let row = outcome.metrics(k, &agents, &tracker, cfg, step)?;
             client.record_metrics(&row)?;
             log += &serde_json::to_string(
                 &serde_json::json!({ "agent": agents[k].cfg.name, "row": row }),

@@ -7,7 +7,8 @@ use anyhow::Result;
 
 use super::agent::Agent;
 use crate::hacpo::CapabilityTracker;
-use crate::verifier::{Group, VerifierClient};
+use crate::verifier::VerifierClient;
+use wire::Group;
 
 /// Mean reward of each agent's rollouts in `groups` (0 for an agent with none); `index` maps
 /// agent names to positions.
