@@ -582,6 +582,34 @@ async fn capability_and_groups_match_hand_computed_values() {
         (422, Some("step"))
     );
 
+    // Who has submitted each step: the barrier of agents in separate processes.
+    let (status, step0) = s.get("/v1/runs/default/steps/0").await;
+    assert_eq!(status, 200, "{step0}");
+    assert_eq!(
+        step0,
+        json!({"run": "default", "step": 0, "agents": [
+            {"agent_id": a, "agent": "a", "rollouts": 2},
+            {"agent_id": b, "agent": "b", "rollouts": 2}]})
+    );
+    let (_, step2) = s.get("/v1/runs/default/steps/2").await;
+    assert_eq!(
+        step2["agents"],
+        json!([{"agent_id": a, "agent": "a", "rollouts": 1}])
+    );
+    let (_, nobody) = s.get("/v1/runs/elsewhere%2Feval/steps/0").await;
+    assert_eq!(
+        nobody,
+        json!({"run": "elsewhere/eval", "step": 0, "agents": []})
+    );
+    for bad in ["x", "-1"] {
+        let (status, err) = s.get(&format!("/v1/runs/default/steps/{bad}")).await;
+        assert_eq!(
+            (status, err["error"]["field"].as_str()),
+            (422, Some("step")),
+            "{err}"
+        );
+    }
+
     // "Which tasks did b solve that a never solved?"
     let solved_by_b_only: Vec<String> = sqlx::query_scalar(
         "select t.external_id from tasks t
@@ -725,6 +753,7 @@ async fn operations_endpoints() {
     for path in [
         "/v1/rollouts",
         "/v1/pool/groups",
+        "/v1/runs/{run}/steps/{step}",
         "/v1/agents/{agent}/capability",
         "/v1/reward",
         "/v1/verify/code",

@@ -5,6 +5,7 @@
 //! - [`agents`]: registering agents, reading their capability.
 //! - [`tasks`]: task uploads and prompt listings (never a reference).
 //! - [`rollouts`]: submissions, their results, stored rollouts and the pool's prompt groups.
+//! - [`runs`]: which agents have submitted a step (the barrier between agent processes).
 //! - [`training`]: one agent's metrics for one step.
 //! - [`error`]: the body of every error response and its stable codes.
 //! - [`Page`]: keyset pagination of every listing.
@@ -12,6 +13,7 @@
 pub mod agents;
 pub mod error;
 pub mod rollouts;
+pub mod runs;
 pub mod tasks;
 pub mod training;
 
@@ -21,6 +23,7 @@ pub use rollouts::{
     Group, GroupMember, Groups, NewRollout, Rollout, RolloutResult, RolloutRow, SubmitResult,
     SubmitRollouts,
 };
+pub use runs::{AgentSubmission, StepSubmissions};
 pub use tasks::{TaskOutcome, TaskStored, TaskSummary, TasksStored};
 pub use training::StepMetrics;
 

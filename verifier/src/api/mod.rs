@@ -85,6 +85,7 @@ pub struct AppState {
         rollouts::submit,
         rollouts::list,
         pool::groups,
+        pool::step,
         training::record,
         training::list,
         verify::math,
@@ -128,6 +129,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/tasks", post(tasks::upload).get(tasks::list))
         .route("/v1/rollouts", post(rollouts::submit).get(rollouts::list))
         .route("/v1/pool/groups", get(pool::groups))
+        .route("/v1/runs/{run}/steps/{step}", get(pool::step))
         .route("/v1/metrics", post(training::record).get(training::list))
         .route("/v1/verify/math", post(verify::math))
         .route("/v1/reward", post(verify::reward))

@@ -1,12 +1,14 @@
-//! `/v1/pool`: the shared experience in the shape a policy update consumes.
+//! `/v1/pool` and `/v1/runs`: the shared experience in the shape a policy update consumes, and
+//! which agents a step is waiting for.
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use wire::Groups;
+use wire::{Groups, StepSubmissions};
 
-use super::{ApiQuery, AppState};
+use super::{ApiQuery, AppState, check_text};
 use crate::error::ApiError;
 use crate::pool::rollouts;
 
@@ -34,4 +36,29 @@ pub async fn groups(
         step: q.step,
         groups,
     }))
+}
+
+/// Which agents have stored rollouts in one step of a run, and how many each: the barrier that
+/// agents training in separate processes poll before reading the step's groups.
+#[utoipa::path(get, path = "/v1/runs/{run}/steps/{step}", tag = "pool",
+    params(("run" = String, Path, description = "Training run"),
+           ("step" = i64, Path, description = "Training step")),
+    responses((status = 200, body = StepSubmissions), (status = 422, body = wire::ErrorBody)))]
+pub async fn step(
+    State(s): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Json<StepSubmissions>, ApiError> {
+    let Path((run, step)) = path.map_err(|e| ApiError::invalid("run", e.body_text()))?;
+    check_text("run", &run, 200)?;
+    let step: i64 = match step.parse() {
+        Ok(n) if n >= 0 => n,
+        _ => {
+            return Err(ApiError::invalid(
+                "step",
+                format!("step must be an integer >= 0, got `{step}`"),
+            ));
+        }
+    };
+    let agents = rollouts::submissions(&s.db, &run, step).await?;
+    Ok(Json(StepSubmissions { run, step, agents }))
 }

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 use uuid::Uuid;
-use wire::{Group, GroupMember, Page, Rollout, RolloutRow};
+use wire::{AgentSubmission, Group, GroupMember, Page, Rollout, RolloutRow};
 
 /// The columns of [`Rollout`], spliced into static SQL.
 macro_rules! columns {
@@ -138,4 +138,18 @@ pub async fn groups(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<Group
         }
     }
     Ok(groups)
+}
+
+/// Every agent with rollouts in `step` of `run` and how many, by name.
+pub async fn submissions(db: &PgPool, run: &str, step: i64) -> sqlx::Result<Vec<AgentSubmission>> {
+    sqlx::query_as(
+        "select r.agent_id, a.name as agent, count(*) as rollouts
+         from rollouts r join agents a on a.id = r.agent_id
+         where r.run = $1 and r.step = $2
+         group by r.agent_id, a.name order by a.name",
+    )
+    .bind(run)
+    .bind(step)
+    .fetch_all(db)
+    .await
 }
