@@ -43,6 +43,14 @@ pub fn shuffle<T>(items: &mut [T], seed: u64) {
     }
 }
 
+/// FNV-1a, 64 bits: a stable hash for names that must not change across runs, builds or
+/// platforms (tokenizer fingerprints, warm-up evaluation runs).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +73,11 @@ mod tests {
         assert_ne!(a, (0..20).collect::<Vec<_>>());
         a.sort();
         assert_eq!(a, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn fnv1a_is_the_published_function() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 }

@@ -79,9 +79,6 @@ impl Tokenizer {
             .inner
             .to_string(false)
             .map_err(|e| anyhow!("cannot serialize the tokenizer: {e}"))?;
-        let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
-        Ok(format!("{hash:016x}"))
+        Ok(format!("{:016x}", crate::rng::fnv1a(json.as_bytes())))
     }
 }

@@ -280,7 +280,13 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         let policy = Policy::load(&dir, a.device)?;
         let id = register_agent(&client, &a.name, &policy)?;
         // The warm-up is the same starting point for every arm and seed: evaluated once.
-        let run = format!("{}/warmup/eval", cfg.run.name);
+        // Named after the warm-up's settings: a changed warm-up is evaluated afresh.
+        let settings = std::fs::read(dir.join("warmup.json"))?;
+        let run = format!(
+            "{}/warmup-{:08x}/eval",
+            cfg.run.name,
+            crate::rng::fnv1a(&settings) as u32
+        );
         let acc = match client.accuracy_history(id, &run)?.first() {
             Some(s) => s.accuracy,
             None => evaluate_policy(&policy, id, &test, &client, &run, 0, cfg.run.max_new_tokens)?,
