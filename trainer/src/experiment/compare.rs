@@ -262,7 +262,12 @@ fn gate_table(g: &GateReport) -> String {
         g.spec.min_inside * 100.0,
         g.window.0,
         g.unit,
-        if g.passed { "passed" } else { "failed" }
+        match (g.passed, g.ignored) {
+            (true, _) => "passed",
+            (false, false) => "failed",
+            (false, true) =>
+                "failed — the arms below ran anyway (--ignore-gate), a deviation from the pre-registration",
+        }
     );
     for p in &g.pairs {
         let q: Vec<String> = p.quantiles.iter().map(|x| format!("{x:.3}")).collect();

@@ -70,6 +70,9 @@ pub struct GateReport {
     pub pairs: Vec<GatePair>,
     /// Every pair met `min_inside`.
     pub passed: bool,
+    /// It failed and the arms ran anyway (`--ignore-gate`).
+    #[serde(default)]
+    pub ignored: bool,
 }
 
 /// One scored response: ℓ's numerator (summed token log-prob) and its token count and bytes.
@@ -136,6 +139,7 @@ pub fn overlap_gate(
         warmups: Vec::new(),
         pairs,
         passed,
+        ignored: false,
     })
 }
 
