@@ -69,6 +69,10 @@ pub struct RunSection {
     /// libtorch intra-op threads (0: libtorch's default).
     #[serde(default)]
     pub threads: i32,
+    /// With one agent per process (`trainer run --agent`): how long a step waits for the other
+    /// agents' rollouts before failing with the names of those still missing.
+    #[serde(default = "ten_minutes")]
+    pub barrier_timeout_s: u64,
 }
 
 impl RunSection {
@@ -126,6 +130,9 @@ fn one() -> usize {
 }
 fn four() -> usize {
     4
+}
+fn ten_minutes() -> u64 {
+    600
 }
 fn one_f() -> f64 {
     1.0

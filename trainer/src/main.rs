@@ -47,6 +47,10 @@ struct RunArgs {
     /// The run's TOML file (see examples/).
     #[arg(long)]
     config: PathBuf,
+    /// Train only this agent of the run; the others run as processes of their own (on other
+    /// GPUs or machines) against the same verifier, which each step waits for.
+    #[arg(long)]
+    agent: Option<String>,
 }
 
 #[derive(Args)]
@@ -223,7 +227,11 @@ fn logprob(a: LogprobArgs) -> Result<()> {
 }
 
 fn run(a: RunArgs) -> Result<()> {
-    trainer::train::run(&RunConfig::load(&a.config)?)
+    let cfg = RunConfig::load(&a.config)?;
+    match &a.agent {
+        Some(name) => trainer::train::run_agent(&cfg, name),
+        None => trainer::train::run(&cfg),
+    }
 }
 
 fn experiment(a: ExperimentArgs) -> Result<()> {

@@ -1,5 +1,6 @@
 //! The verifier's REST API as the trainer uses it: register agents, fetch prompts, submit
-//! rollouts for scoring, read a step's groups back from the pool, write metrics.
+//! rollouts for scoring, see which agents have submitted a step, read a step's groups back from
+//! the pool, write metrics.
 
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 use wire::{
     Agent, Capability, Group, Groups, NewAgent, NewRollout, Page, RolloutResult, StepCapability,
-    StepMetrics, TaskSummary,
+    StepMetrics, StepSubmissions, TaskSummary,
 };
 
 /// A blocking client of one verifier.
@@ -94,7 +95,7 @@ impl VerifierClient {
             // Registered earlier with other metadata (e.g. another checkpoint): reuse the name.
             Err(e) if e.to_string().contains("409") => self.call(
                 reqwest::Method::GET,
-                &format!("/v1/agents/{}", enc(name)),
+                &format!("/v1/agents/{}", enc_path(name)),
                 None,
             )?,
             Err(e) => return Err(e),
@@ -149,12 +150,29 @@ impl VerifierClient {
             .groups)
     }
 
-    /// An agent's accuracy per step in `run`.
-    pub fn accuracy_history(&self, agent: Uuid, run: &str) -> Result<Vec<StepCapability>> {
+    /// Which agents have rollouts in `step` of `run`, and how many each.
+    pub fn submissions(&self, run: &str, step: i64) -> Result<StepSubmissions> {
+        self.call(
+            reqwest::Method::GET,
+            &format!("/v1/runs/{}/steps/{step}", enc_path(run)),
+            None,
+        )
+    }
+
+    /// The accuracy per step in `run` of `agent` (its id or name).
+    pub fn accuracy_history(
+        &self,
+        agent: impl std::fmt::Display,
+        run: &str,
+    ) -> Result<Vec<StepCapability>> {
         Ok(self
             .call::<Capability>(
                 reqwest::Method::GET,
-                &format!("/v1/agents/{agent}/capability?run={}&window=1", enc(run)),
+                &format!(
+                    "/v1/agents/{}/capability?run={}&window=1",
+                    enc_path(&agent.to_string()),
+                    enc(run)
+                ),
                 None,
             )?
             .steps)
@@ -168,7 +186,13 @@ impl VerifierClient {
     }
 }
 
-/// Percent-encodes a query or path value.
+/// Percent-encodes a query value.
 fn enc(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// Percent-encodes a path segment: as a query value, but a space is `%20` (a `+` in a path is
+/// a plus; the form encoding writes a real plus as `%2B`, so every `+` it writes is a space).
+fn enc_path(value: &str) -> String {
+    enc(value).replace('+', "%20")
 }

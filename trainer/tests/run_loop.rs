@@ -4,85 +4,29 @@
 
 mod fixtures;
 
-use std::path::Path;
-
-use serde_json::json;
-use tch::{Device, Kind};
+use tch::Device;
 use trainer::Policy;
 use trainer::config::RunConfig;
-
-fn import_tasks(url: &str, dataset: &str, n: usize, offset: usize) {
-    let tasks: Vec<_> = (0..n)
-        .map(|i| {
-            let (a, b) = ((i + offset) % 5, (i * 3 + offset) % 5);
-            json!({"dataset": dataset, "external_id": i.to_string(), "kind": "math",
-                   "prompt": format!("What is {a}+{b}? Answer with one number."), "reference": (a + b).to_string()})
-        })
-        .collect();
-    let r = reqwest::blocking::Client::new()
-        .post(format!("{url}/v1/tasks"))
-        .json(&json!({ "tasks": tasks }))
-        .send()
-        .unwrap();
-    assert!(r.status().is_success(), "{}", r.text().unwrap());
-}
-
-fn write_config(
-    dir: &Path,
-    url: &str,
-    steps: usize,
-    agents: &[(&str, &Path)],
-) -> std::path::PathBuf {
-    let mut toml = format!(
-        "[run]\nname = \"loop-test\"\nsteps = {steps}\nseed = 7\nprompts_per_step = 2\ngroup_size = 3\nminibatches = 2\nmicro_batch = 4\n\
-         max_new_tokens = 6\ncheckpoint_every = 1\neval_every = 2\noutput_dir = \"out\"\nthreads = 1\n\n\
-         [verifier]\nurl = \"{url}\"\n\n[data]\ntrain = \"toy-train\"\neval = \"toy-eval\"\neval_size = 3\n\n\
-         [algorithm]\nalgorithm = \"hacpo\"\n"
-    );
-    for (name, path) in agents {
-        toml += &format!(
-            "\n[[agents]]\nname = \"{name}\"\nmodel = \"{}\"\nlr = 1e-3\n",
-            path.display()
-        );
-    }
-    let p = dir.join("run.toml");
-    std::fs::write(&p, toml).unwrap();
-    p
-}
 
 #[test]
 fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
     fixtures::init();
     let (url, db, rt) = fixtures::start_verifier();
-    import_tasks(&url, "toy-train", 12, 0);
-    import_tasks(&url, "toy-eval", 3, 1);
+    fixtures::import_addition_tasks(&url, "toy-train", 12, 0);
+    fixtures::import_addition_tasks(&url, "toy-eval", 3, 1);
 
     let dir = tempfile::tempdir().unwrap();
-    let llama = dir.path().join("tiny-llama");
-    let mut cfg = fixtures::tiny_config("llama", 49152, 0.02);
-    cfg["max_position_embeddings"] = json!(512);
-    Policy::from_config(cfg, &fixtures::smollm2_dir(), Device::Cpu, Kind::Float, 1)
-        .unwrap()
-        .save(&llama)
-        .unwrap();
-    let qwen = dir.path().join("tiny-qwen3-bytes");
-    let mut cfg = fixtures::tiny_config("qwen3", 259, 0.02);
-    cfg["max_position_embeddings"] = json!(1024);
-    let bytes_tok = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/byte-tokenizer");
-    Policy::from_config(cfg, &bytes_tok, Device::Cpu, Kind::Float, 2)
-        .unwrap()
-        .save(&qwen)
-        .unwrap();
-    let agents = [
-        ("tiny-llama", llama.as_path()),
-        ("tiny-qwen3-bytes", qwen.as_path()),
-    ];
+    let agents = fixtures::tiny_agents(dir.path());
+    let config = |steps| {
+        let (run, data) = ("eval_every = 2", "eval = \"toy-eval\"\neval_size = 3");
+        let path =
+            fixtures::write_run_config(dir.path(), &url, "loop-test", steps, run, data, &agents);
+        RunConfig::load(&path).unwrap()
+    };
 
     // One step, then "crash" (the process ends), then the same run asked for two steps resumes.
-    trainer::train::run(&RunConfig::load(&write_config(dir.path(), &url, 1, &agents)).unwrap())
-        .unwrap();
-    trainer::train::run(&RunConfig::load(&write_config(dir.path(), &url, 2, &agents)).unwrap())
-        .unwrap();
+    trainer::train::run(&config(1)).unwrap();
+    trainer::train::run(&config(2)).unwrap();
 
     let q = |sql: &'static str| {
         rt.block_on(sqlx::query_as::<_, (String, i64, i64)>(sql).fetch_all(&db))
@@ -169,7 +113,8 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
     // (a resume that restarted the optimizer would hold 2).
     for (name, _) in agents {
         for step in [1, 2] {
-            let ckpt = trainer::train::checkpoint_dir(&dir.path().join("out"), name, step);
+            let ckpt =
+                trainer::train::checkpoint_dir(&dir.path().join("out-loop-test"), name, step);
             let policy = Policy::load(&ckpt, Device::Cpu)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", ckpt.display()));
             let mut opt = trainer::optim::AdamW::new(policy.var_store(), 1e-3, 0.0);

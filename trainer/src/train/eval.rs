@@ -12,9 +12,9 @@ use crate::policy::Policy;
 use crate::verifier::VerifierClient;
 use wire::{NewRollout, TaskSummary};
 
-/// Greedy pass@1 of every agent on the held-out tasks.
+/// Greedy pass@1 of each agent of `agents` on the held-out tasks.
 pub(super) fn evaluate(
-    agents: &[Agent],
+    agents: &[(usize, Agent)],
     tasks: &[TaskSummary],
     client: &VerifierClient,
     cfg: &RunConfig,
@@ -23,7 +23,7 @@ pub(super) fn evaluate(
     let run = format!("{}/eval", cfg.run.name);
     agents
         .iter()
-        .map(|a| {
+        .map(|(_, a)| {
             evaluate_policy(
                 &a.policy,
                 a.id,

@@ -30,19 +30,21 @@ pub(super) fn sample_prompts(
     idx.into_iter().take(n).map(|i| tasks[i].clone()).collect()
 }
 
-/// Every agent samples `g` responses per prompt; each response's mean token log-prob over the
-/// sampled ids (end-of-turn token excluded) is recomputed by the training model through the
-/// scoring path learners use, so self ratios start at 1 (up to the rounding of differently
-/// padded batches). The ids travel with the rollout, so the author trains on exactly them.
+/// Every agent of `agents` (agent k of the run at its position k) samples `g` responses per
+/// prompt, seeded by (seed, step, k) so that a process training one agent draws what a process
+/// training all would; each response's mean token log-prob over the sampled ids (end-of-turn
+/// token excluded) is recomputed by the training model through the scoring path learners use,
+/// so self ratios start at 1 (up to the rounding of differently padded batches). The ids travel
+/// with the rollout, so the author trains on exactly them.
 pub(super) fn generate(
-    agents: &[Agent],
+    agents: &[(usize, &Agent)],
     prompts: &[TaskSummary],
     g: usize,
     cfg: &RunConfig,
     step: usize,
 ) -> Result<Vec<NewRollout>> {
     let mut rollouts = Vec::new();
-    for (a_idx, a) in agents.iter().enumerate() {
+    for &(k, a) in agents {
         let messages: Vec<String> = prompts
             .iter()
             .flat_map(|p| std::iter::repeat_n(p.prompt.clone(), g))
@@ -54,7 +56,7 @@ pub(super) fn generate(
             seed: Some(
                 (cfg.run.seed as i64)
                     .wrapping_mul(1_000_003)
-                    .wrapping_add((step * 101 + a_idx) as i64),
+                    .wrapping_add((step * 101 + k) as i64),
             ),
             ..SamplingParams::default()
         };

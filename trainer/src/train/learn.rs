@@ -330,6 +330,7 @@ mod tests {
                 eval_every: 0,
                 output_dir: PathBuf::new(),
                 threads: 1,
+                barrier_timeout_s: 600,
             },
             verifier: VerifierSection { url: String::new() },
             data: DataSection {

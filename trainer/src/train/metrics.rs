@@ -123,13 +123,14 @@ impl UpdateTally {
     }
 }
 
-/// One step's measurements, every agent's at its index.
+/// One step's measurements: every agent's accuracy at its position k in the run, each of this
+/// process's learners' update and evaluation in the order of its learners.
 pub(super) struct StepOutcome {
     /// P_{k,t}: mean reward of each agent's rollouts.
     pub(super) accuracy: Vec<f64>,
     /// Each learner's update.
     pub(super) stats: Vec<UpdateStats>,
-    /// Held-out greedy pass@1, in steps that evaluate.
+    /// Each learner's held-out greedy pass@1, in steps that evaluate.
     pub(super) eval_accuracy: Option<Vec<f64>>,
     /// Wall time of generation, scoring and read-back.
     pub(super) generate_seconds: f64,
@@ -190,19 +191,20 @@ pub struct OriginStats {
 }
 
 impl StepOutcome {
-    /// Learner `k`'s row.
+    /// The row of learner `i` of `learners` ((k, agent) pairs).
     pub(super) fn metrics(
         &self,
-        k: usize,
-        agents: &[Agent],
+        i: usize,
+        learners: &[(usize, Agent)],
         tracker: &CapabilityTracker,
         cfg: &RunConfig,
         step: usize,
     ) -> Result<StepMetrics> {
-        let s = &self.stats[k];
+        let (k, agent) = (learners[i].0, &learners[i].1);
+        let s = &self.stats[i];
         Ok(StepMetrics {
             run: cfg.run.name.clone(),
-            agent_id: agents[k].id,
+            agent_id: agent.id,
             step: step as i64,
             loss: Some(s.loss),
             reward_mean: Some(self.accuracy[k]),
@@ -213,18 +215,19 @@ impl StepOutcome {
             extra: serde_json::to_value(StepExtra {
                 algorithm: cfg.algorithm.algorithm,
                 capability: tracker.capability(k),
-                omega_source_over_learner: agents
+                omega_source_over_learner: cfg
+                    .agents
                     .iter()
                     .enumerate()
                     .filter(|(j, _)| *j != k)
-                    .map(|(j, b)| (b.cfg.name.clone(), tracker.omega(j, k)))
+                    .map(|(j, b)| (b.name.clone(), tracker.omega(j, k)))
                     .collect(),
                 sequences: s.sequences,
                 cross_sequences: s.cross_sequences,
                 cross_ratio_mean: s.cross_ratio_mean,
                 skipped: s.skipped,
                 origin: s.origin.clone(),
-                eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[k]),
+                eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
             })?,
@@ -232,19 +235,19 @@ impl StepOutcome {
         })
     }
 
-    /// `name: acc=… loss=… clip=… [eval=…]` for every agent, for the step's log line.
-    pub(super) fn summary(&self, agents: &[Agent]) -> String {
-        let parts: Vec<String> = agents
+    /// `name: acc=… loss=… clip=… [eval=…]` for every learner, for the step's log line.
+    pub(super) fn summary(&self, learners: &[(usize, Agent)]) -> String {
+        let parts: Vec<String> = learners
             .iter()
             .enumerate()
-            .map(|(k, a)| {
+            .map(|(i, (k, a))| {
                 let eval = self
                     .eval_accuracy
                     .as_ref()
-                    .map_or(String::new(), |e| format!(" eval={:.3}", e[k]));
+                    .map_or(String::new(), |e| format!(" eval={:.3}", e[i]));
                 format!(
                     "{}: acc={:.3} loss={:.4} clip={:.2}{eval}",
-                    a.cfg.name, self.accuracy[k], self.stats[k].loss, self.stats[k].clip_fraction
+                    a.cfg.name, self.accuracy[*k], self.stats[i].loss, self.stats[i].clip_fraction
                 )
             })
             .collect();

@@ -3,6 +3,11 @@
 //! them, the step's groups are read back ([`pool`]) and capabilities updated, every learner
 //! updates from the groups ([`learn`]), then evaluation ([`eval`]), metrics ([`metrics`]) and
 //! checkpoints.
+//!
+//! A process trains every agent of the run ([`run`]) or one of them ([`run_agent`]), on the same
+//! path: it generates, learns, evaluates and checkpoints for its own agents only, and reads a
+//! step's groups once the pool holds every agent's rollouts of that step (the barrier, which a
+//! process training all agents passes at once).
 
 mod agent;
 mod eval;
@@ -17,6 +22,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
+use wire::{Group, TaskSummary};
 
 use crate::config::RunConfig;
 use crate::hacpo::CapabilityTracker;
@@ -29,115 +35,210 @@ pub use agent::register_agent;
 pub use eval::evaluate_policy;
 pub use metrics::{OriginStats, StepExtra, UpdateStats};
 
-/// Checkpoint bookkeeping, in `output_dir/state.json`.
+/// Checkpoint bookkeeping, in `state.json` of a process's state folder.
 #[derive(Debug, Serialize, Deserialize)]
 struct RunState {
     /// Last step whose updates are in the saved checkpoints.
     step: usize,
 }
 
-/// Runs (or resumes) the training run described by `cfg`.
+/// The file naming a process's last checkpoint.
+const STATE_FILE: &str = "state.json";
+
+/// Runs (or resumes) the training run described by `cfg`, every agent in this process.
 pub fn run(cfg: &RunConfig) -> Result<()> {
-    if cfg.run.threads > 0 {
-        tch::set_num_threads(cfg.run.threads);
-    }
-    let client = VerifierClient::new(&cfg.verifier.url)?;
-    let state_path = cfg.run.output_dir.join("state.json");
-    let resumed: Option<RunState> = match std::fs::read_to_string(&state_path) {
-        Ok(t) => Some(serde_json::from_str(&t).context("reading state.json")?),
-        Err(_) => None,
-    };
-    let start = resumed.as_ref().map_or(1, |s| s.step + 1);
-    let mut agents = cfg
-        .agents
-        .iter()
-        .map(|a| {
-            let from = match &resumed {
-                Some(s) => checkpoint_dir(&cfg.run.output_dir, &a.name, s.step),
-                None => a.model.clone(),
-            };
-            Agent::load(a, &from, &client, cfg.algorithm.needs_reference_model())
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let index: HashMap<String, usize> = agents
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.cfg.name.clone(), i))
-        .collect();
-    let mut tracker = CapabilityTracker::new(
-        agents.len(),
-        cfg.algorithm.capability_window,
-        cfg.algorithm.omega_min,
-        cfg.algorithm.omega_max,
-    );
-    if start > 1 {
-        pool::restore_capabilities(&mut tracker, &agents, &client, &cfg.run.name, start - 1)?;
-        tracing::info!(step = start - 1, "resumed from checkpoint");
-    }
+    Trainer::open(cfg, None)?.train()
+}
 
-    let train = client.tasks(&cfg.data.train)?;
-    ensure!(
-        !train.is_empty(),
-        "dataset `{}` has no tasks in the verifier",
-        cfg.data.train
-    );
-    let eval = match &cfg.data.eval {
-        Some(d) => {
-            let mut t = client.tasks(d)?;
-            if cfg.data.eval_size > 0 {
-                t.truncate(cfg.data.eval_size);
-            }
-            t
+/// Runs (or resumes) agent `name` of the run described by `cfg`, the other agents training in
+/// processes of their own against the same verifier; its state lives in `output_dir/<name>/`.
+pub fn run_agent(cfg: &RunConfig, name: &str) -> Result<()> {
+    Trainer::open(cfg, Some(name))?.train()
+}
+
+/// A run as one process trains it.
+struct Trainer<'a> {
+    cfg: &'a RunConfig,
+    client: VerifierClient,
+    /// (k, agent) for each agent this process trains, k its position in the run's config.
+    learners: Vec<(usize, Agent)>,
+    /// Every agent of the run: name → k.
+    index: HashMap<String, usize>,
+    /// P̂ and ω of every agent, from the pool.
+    tracker: CapabilityTracker,
+    train: Vec<TaskSummary>,
+    eval: Vec<TaskSummary>,
+    /// Where `state.json` and the metrics file live: `output_dir`, or `output_dir/<agent>` for
+    /// a process training one agent.
+    state_dir: PathBuf,
+    /// The first step to train: 1, or the one after the last checkpoint.
+    start: usize,
+}
+
+impl<'a> Trainer<'a> {
+    /// Loads the agents `only` names (all when `None`) from their models or last checkpoint,
+    /// restores the capabilities of a resumed run and reads the tasks.
+    fn open(cfg: &'a RunConfig, only: Option<&str>) -> Result<Self> {
+        if cfg.run.threads > 0 {
+            tch::set_num_threads(cfg.run.threads);
         }
-        None => Vec::new(),
-    };
-    let g = cfg
-        .algorithm
-        .algorithm
-        .rollouts_per_prompt(cfg.run.group_size);
-
-    for step in start..=cfg.run.steps {
-        let t0 = Instant::now();
-        let groups = match client.groups(&cfg.run.name, step as i64)? {
-            // A crash after submission leaves the step's rollouts in the pool: train on them.
-            existing if !existing.is_empty() => existing,
-            _ => {
-                let prompts =
-                    generate::sample_prompts(&train, cfg.run.prompts_per_step, cfg.run.seed, step);
-                let rollouts = generate::generate(&agents, &prompts, g, cfg, step)?;
-                client.submit(&rollouts)?;
-                client.groups(&cfg.run.name, step as i64)?
-            }
+        if let Some(name) = only {
+            ensure!(
+                cfg.agents.iter().any(|a| a.name == name),
+                "no agent `{name}` in the run (agents: {})",
+                cfg.agents
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let client = VerifierClient::new(&cfg.verifier.url)?;
+        let state_dir = match only {
+            Some(name) => cfg.run.output_dir.join(name),
+            None => cfg.run.output_dir.clone(),
         };
+        let resumed: Option<RunState> = match std::fs::read_to_string(state_dir.join(STATE_FILE)) {
+            Ok(t) => Some(serde_json::from_str(&t).context("reading state.json")?),
+            Err(_) => None,
+        };
+        let start = resumed.as_ref().map_or(1, |s| s.step + 1);
+        let learners = cfg
+            .agents
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| only.is_none_or(|n| n == a.name))
+            .map(|(k, a)| {
+                let from = match &resumed {
+                    Some(s) => checkpoint_dir(&cfg.run.output_dir, &a.name, s.step),
+                    None => a.model.clone(),
+                };
+                let agent = Agent::load(a, &from, &client, cfg.algorithm.needs_reference_model())?;
+                Ok((k, agent))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let index = cfg
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (a.name.clone(), k))
+            .collect();
+        let mut tracker = CapabilityTracker::new(
+            cfg.agents.len(),
+            cfg.algorithm.capability_window,
+            cfg.algorithm.omega_min,
+            cfg.algorithm.omega_max,
+        );
+        if start > 1 {
+            pool::restore_capabilities(&mut tracker, &client, cfg, start - 1)?;
+            tracing::info!(step = start - 1, "resumed from checkpoint");
+        }
+
+        let train = client.tasks(&cfg.data.train)?;
+        ensure!(
+            !train.is_empty(),
+            "dataset `{}` has no tasks in the verifier",
+            cfg.data.train
+        );
+        let eval = match &cfg.data.eval {
+            Some(d) => {
+                let mut t = client.tasks(d)?;
+                if cfg.data.eval_size > 0 {
+                    t.truncate(cfg.data.eval_size);
+                }
+                t
+            }
+            None => Vec::new(),
+        };
+        Ok(Self {
+            cfg,
+            client,
+            learners,
+            index,
+            tracker,
+            train,
+            eval,
+            state_dir,
+            start,
+        })
+    }
+
+    /// Trains the remaining steps.
+    fn train(mut self) -> Result<()> {
+        for step in self.start..=self.cfg.run.steps {
+            self.step(step)?;
+        }
+        Ok(())
+    }
+
+    /// The groups of `step`: this process's agents generate and submit their rollouts unless
+    /// the pool holds them already (a crash after submission: they are trained on as stored),
+    /// then the groups are read once every agent of the run has submitted.
+    fn groups(&self, step: usize) -> Result<Vec<Group>> {
+        let cfg = self.cfg;
+        let missing = pool::missing_agents(&self.client, cfg, step)?;
+        let own: Vec<(usize, &Agent)> = self
+            .learners
+            .iter()
+            .filter(|(_, a)| missing.contains(&a.cfg.name))
+            .map(|(k, a)| (*k, a))
+            .collect();
+        if !own.is_empty() {
+            let prompts =
+                generate::sample_prompts(&self.train, cfg.run.prompts_per_step, cfg.run.seed, step);
+            let g = cfg
+                .algorithm
+                .algorithm
+                .rollouts_per_prompt(cfg.run.group_size);
+            let rollouts = generate::generate(&own, &prompts, g, cfg, step)?;
+            self.client.submit(&rollouts)?;
+        }
+        pool::await_agents(&self.client, cfg, step)?;
+        self.client.groups(&cfg.run.name, step as i64)
+    }
+
+    /// One step of Algorithm 1 for this process's learners: groups, capabilities, updates,
+    /// evaluation, metrics, checkpoints.
+    fn step(&mut self, step: usize) -> Result<()> {
+        let cfg = self.cfg;
+        let t0 = Instant::now();
+        let groups = self.groups(step)?;
         let generate_seconds = t0.elapsed().as_secs_f64();
-        let accuracy = pool::accuracy_per_agent(&groups, &index, agents.len());
-        tracker.record(&accuracy);
+        let accuracy = pool::accuracy_per_agent(&groups, &self.index, cfg.agents.len());
+        self.tracker.record(&accuracy);
 
         let t1 = Instant::now();
         let batch = UpdateBatch {
             groups: &groups,
-            index: &index,
-            tracker: &tracker,
+            index: &self.index,
+            tracker: &self.tracker,
             cfg,
             step,
         };
-        let stats = agents
+        let stats = self
+            .learners
             .iter_mut()
-            .enumerate()
-            .map(|(k, learner)| learn::update(learner, k, &batch))
+            .map(|(k, learner)| learn::update(learner, *k, &batch))
             .collect::<Result<Vec<_>>>()?;
         let train_seconds = t1.elapsed().as_secs_f64();
         let tokens: i64 = groups
             .iter()
             .flat_map(|g| &g.rollouts)
+            .filter(|m| self.learners.iter().any(|(_, a)| a.cfg.name == m.agent))
             .filter_map(|m| m.token_count.map(i64::from))
             .sum();
 
         let eval_accuracy = if cfg.run.eval_every > 0
-            && !eval.is_empty()
-            && (step % cfg.run.eval_every == 0 || step == cfg.run.steps)
+            && !self.eval.is_empty()
+            && (step.is_multiple_of(cfg.run.eval_every) || step == cfg.run.steps)
         {
-            Some(eval::evaluate(&agents, &eval, &client, cfg, step)?)
+            Some(eval::evaluate(
+                &self.learners,
+                &self.eval,
+                &self.client,
+                cfg,
+                step,
+            )?)
         } else {
             None
         };
@@ -149,39 +250,46 @@ pub fn run(cfg: &RunConfig) -> Result<()> {
             train_seconds,
         };
         let mut log = String::new();
-        for k in 0..agents.len() {
-            let row = outcome.metrics(k, &agents, &tracker, cfg, step)?;
-            client.record_metrics(&row)?;
-            log += &serde_json::to_string(
-                &serde_json::json!({ "agent": agents[k].cfg.name, "row": row }),
-            )?;
+        for (i, (_, a)) in self.learners.iter().enumerate() {
+            let row = outcome.metrics(i, &self.learners, &self.tracker, cfg, step)?;
+            self.client.record_metrics(&row)?;
+            log += &serde_json::to_string(&serde_json::json!({ "agent": a.cfg.name, "row": row }))?;
             log.push('\n');
         }
-        append(&cfg.run.output_dir.join(METRICS_FILE), &log)?;
+        append(&self.state_dir.join(METRICS_FILE), &log)?;
         tracing::info!(
             "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s)",
             cfg.run.steps,
-            outcome.summary(&agents),
+            outcome.summary(&self.learners),
             t0.elapsed().as_secs_f64(),
             tokens as f64 / generate_seconds.max(1e-9)
         );
 
-        if step % cfg.run.checkpoint_every == 0 || step == cfg.run.steps {
-            for a in &agents {
+        if step.is_multiple_of(cfg.run.checkpoint_every) || step == cfg.run.steps {
+            for (_, a) in &self.learners {
                 let dir = checkpoint_dir(&cfg.run.output_dir, &a.cfg.name, step);
                 a.policy.save(&dir)?;
                 a.opt.save(&dir)?;
             }
-            std::fs::create_dir_all(&cfg.run.output_dir)?;
-            std::fs::write(&state_path, serde_json::to_vec(&RunState { step })?)?;
+            write_state(&self.state_dir, step)?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
-/// Every step's `train_metrics` rows, one JSON object (`agent`, `row`) per line, next to the
-/// checkpoints; a resumed run appends (a step repeated after a crash appears twice: the later
-/// line is the one in the pool).
+/// Records that the checkpoints of `step` are complete; written aside and renamed, so a process
+/// killed meanwhile leaves the previous state, never a truncated one.
+fn write_state(dir: &Path, step: usize) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
+    std::fs::write(&tmp, serde_json::to_vec(&RunState { step })?)?;
+    std::fs::rename(&tmp, dir.join(STATE_FILE))
+        .with_context(|| format!("writing {}", dir.join(STATE_FILE).display()))
+}
+
+/// Every step's `train_metrics` rows, one JSON object (`agent`, `row`) per line, in the output
+/// directory (one agent per process: in the agent's folder); a resumed run appends (a step
+/// repeated after a crash appears twice: the later line is the one in the pool).
 pub const METRICS_FILE: &str = "metrics.jsonl";
 
 fn append(path: &Path, text: &str) -> Result<()> {
