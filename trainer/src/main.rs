@@ -64,6 +64,10 @@ struct ExperimentArgs {
     /// Override the seeds (comma-separated); default the file's.
     #[arg(long, value_delimiter = ',')]
     seeds: Vec<u64>,
+    /// Run the arms even if the overlap gate fails: a deviation from the pre-registered
+    /// experiment, which the report then states.
+    #[arg(long)]
+    ignore_gate: bool,
 }
 
 #[derive(Args)]
@@ -236,6 +240,7 @@ fn run(a: RunArgs) -> Result<()> {
 
 fn experiment(a: ExperimentArgs) -> Result<()> {
     let mut cfg = ExperimentConfig::load(&a.config)?;
+    cfg.experiment.ignore_gate = a.ignore_gate;
     if !a.arms.is_empty() {
         if let Some(unknown) = a
             .arms

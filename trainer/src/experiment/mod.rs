@@ -70,6 +70,10 @@ pub struct ExperimentSection {
     /// See `lr_sweep`.
     #[serde(default = "default_min_gain")]
     pub lr_min_gain: f64,
+    /// Run the arms even when the gate fails (`trainer experiment --ignore-gate`): a deviation
+    /// from the pre-registration, recorded in the report.
+    #[serde(skip)]
+    pub ignore_gate: bool,
 }
 
 fn default_min_gain() -> f64 {
@@ -500,6 +504,13 @@ fn run_gate(
             p.above,
             p.quantiles[2]
         );
+    }
+    if !report.passed && cfg.experiment.ignore_gate {
+        tracing::warn!("the overlap gate failed; running the arms anyway (--ignore-gate)");
+        return Ok(GateReport {
+            ignored: true,
+            ..report
+        });
     }
     ensure!(
         report.passed,
