@@ -100,19 +100,22 @@ fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D:
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTask {
-    /// Dataset the task belongs to, e.g. `gsm8k`.
+    /// Dataset the task belongs to, e.g. `gsm8k` (not empty).
+    #[schema(min_length = 1, pattern = r"^[^\u0000]*$")]
     pub dataset: String,
-    /// The task's id within its dataset; unique together with `dataset`.
+    /// The task's id within its dataset; unique together with `dataset` (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
     pub external_id: String,
     /// How responses are verified.
     pub kind: TaskKind,
-    /// What agents see.
+    /// What agents see (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
     pub prompt: String,
     /// Hidden reference: `{"answer": …}` for math, a code test spec for code.
     #[schema(value_type = Object)]
     pub reference: Value,
     /// Free-form metadata (difficulty, source, …), visible to agents.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }

@@ -32,20 +32,25 @@ pub struct Agent {
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewAgent {
-    /// Unique name.
+    /// Unique name: at least one character that is not white space, at most 200 bytes, no NUL.
+    #[cfg_attr(
+        feature = "schema",
+        schema(pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$")
+    )]
     pub name: String,
     /// Model family.
     #[serde(default)]
     pub family: Option<String>,
     /// Parameter count.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::integer::optional")]
+    #[cfg_attr(feature = "schema", schema(minimum = 1))]
     pub size_params: Option<i64>,
     /// Tokenizer identity.
     #[serde(default)]
     pub tokenizer: Option<String>,
     /// Free-form metadata.
     #[serde(default)]
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<Object>))]
     pub metadata: Option<Value>,
 }
 

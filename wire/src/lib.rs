@@ -12,6 +12,7 @@
 
 pub mod agents;
 pub mod error;
+pub mod integer;
 pub mod rollouts;
 pub mod runs;
 pub mod tasks;

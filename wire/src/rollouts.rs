@@ -11,7 +11,8 @@ use uuid::Uuid;
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubmitRollouts {
-    /// The rollouts, at most `--max-batch`.
+    /// The rollouts: at least one, at most the service's `--max-batch` (default 4096).
+    #[cfg_attr(feature = "schema", schema(min_items = 1))]
     pub rollouts: Vec<NewRollout>,
 }
 
@@ -28,25 +29,31 @@ pub struct NewRollout {
     pub task_id: Uuid,
     /// Agent that answered.
     pub agent_id: Uuid,
-    /// Training run (default `default`).
+    /// Training run (default `default`; not empty, at most 200 bytes, no NUL).
     #[serde(default = "crate::default_run")]
+    #[cfg_attr(feature = "schema", schema(min_length = 1, pattern = r"^[^\u0000]*$"))]
     pub run: String,
     /// Training step (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::integer::exact")]
+    #[cfg_attr(feature = "schema", schema(minimum = 0))]
     pub step: i64,
     /// Version of the generating policy (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::integer::exact")]
     pub policy_version: i64,
-    /// The full response text.
+    /// The full response text (no NUL, at most the service's `--max-response-bytes`).
+    #[cfg_attr(feature = "schema", schema(pattern = r"^[^\u0000]*$"))]
     pub response: String,
     /// Response tokens under the generating tokenizer.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::integer::optional")]
+    #[cfg_attr(feature = "schema", schema(minimum = 0))]
     pub token_count: Option<i32>,
-    /// Mean token log-prob under the generating policy.
+    /// Mean token log-prob under the generating policy (finite, <= 0).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(maximum = 0))]
     pub logprob_mean: Option<f64>,
-    /// Summed token log-prob under the generating policy.
+    /// Summed token log-prob under the generating policy (finite, <= 0).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(maximum = 0))]
     pub logprob_sum: Option<f64>,
     /// Whether generation stopped at an end-of-turn token (a learner then appends its own).
     /// Stored as `metadata.ends_turn`, which older clients send directly; absent means it ended.
@@ -54,7 +61,7 @@ pub struct NewRollout {
     pub ends_turn: Option<bool>,
     /// Free-form metadata (sampling settings, …).
     #[serde(default)]
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<Object>))]
     pub metadata: Option<Value>,
 }
 

@@ -11,11 +11,14 @@ use uuid::Uuid;
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(deny_unknown_fields)]
 pub struct StepMetrics {
-    /// Training run.
+    /// Training run (at most 200 bytes, no NUL).
+    #[cfg_attr(feature = "schema", schema(pattern = r"^[^\u0000]*$"))]
     pub run: String,
     /// Agent updated.
     pub agent_id: Uuid,
     /// Training step.
+    #[serde(deserialize_with = "crate::integer::exact")]
+    #[cfg_attr(feature = "schema", schema(minimum = 0))]
     pub step: i64,
     /// Mean loss.
     #[serde(default)]
@@ -39,8 +42,10 @@ pub struct StepMetrics {
     #[serde(default = "empty_object")]
     #[cfg_attr(feature = "schema", schema(value_type = Object))]
     pub extra: Value,
-    /// When it was written (set by the server; a client's row has none, and sends none).
-    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    /// When it was written: set by the server, which rejects a request that sends one (read-only;
+    /// clients read it back from responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(read_only))]
     pub created_at: Option<DateTime<Utc>>,
 }
 

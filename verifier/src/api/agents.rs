@@ -16,7 +16,11 @@ use crate::pool::{agents, capability};
 #[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",
     responses((status = 201, description = "Created", body = Agent),
               (status = 200, description = "Already registered with the same fields", body = Agent),
-              (status = 409, description = "Name taken with other fields", body = wire::ErrorBody)))]
+              (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
+              (status = 409, description = "Name taken with other fields", body = wire::ErrorBody),
+              (status = 413, description = "Body over the size limit", body = wire::ErrorBody),
+              (status = 422, description = "Invalid values", body = wire::ErrorBody),
+              (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn create(
     State(s): State<AppState>,
     ApiJson(new): ApiJson<NewAgent>,
@@ -54,7 +58,8 @@ pub async fn create(
 }
 
 /// List all agents.
-#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<Agent>)))]
+#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<Agent>),
+    (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiError> {
     Ok(Json(agents::list(&s.db).await?))
 }
@@ -62,7 +67,8 @@ pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiErro
 /// One agent, by id or by name.
 #[utoipa::path(get, path = "/v1/agents/{agent}", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name")),
-    responses((status = 200, body = Agent), (status = 404, body = wire::ErrorBody)))]
+    responses((status = 200, body = Agent), (status = 404, body = wire::ErrorBody),
+              (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn get(
     State(s): State<AppState>,
     Path(agent): Path<String>,
@@ -80,10 +86,12 @@ async fn resolve(s: &AppState, key: &str) -> Result<Agent, ApiError> {
 
 /// Parameters of a capability query.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CapabilityQuery {
-    /// Window K: steps averaged (default 5, as in HACPO).
+    /// Window K: steps averaged, 1–10000 (default 5, as in HACPO).
     #[serde(default = "default_window")]
+    #[param(minimum = 1, maximum = 10000)]
     pub window: i32,
     /// Training run (default `default`).
     #[serde(default = "wire::default_run")]
@@ -97,7 +105,8 @@ fn default_window() -> i32 {
 /// Accuracy per step and capability (mean over the last K steps) of an agent.
 #[utoipa::path(get, path = "/v1/agents/{agent}/capability", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name"), CapabilityQuery),
-    responses((status = 200, body = Capability), (status = 404, body = wire::ErrorBody)))]
+    responses((status = 200, body = Capability), (status = 404, body = wire::ErrorBody),
+              (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn capability(
     State(s): State<AppState>,
     Path(agent): Path<String>,

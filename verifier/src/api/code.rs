@@ -40,7 +40,7 @@ pub struct VerifyCode {
 
 /// Judge a program against tests in the sandbox.
 #[utoipa::path(post, path = "/v1/verify/code", tag = "verify", request_body = VerifyCode,
-    responses((status = 200, body = CodeVerdict), (status = 422, body = wire::ErrorBody)))]
+    responses((status = 200, body = CodeVerdict), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody), (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody)))]
 pub async fn verify(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyCode>,
@@ -59,16 +59,27 @@ pub async fn verify(
 pub struct RunCodeRequest {
     /// Source code.
     pub code: String,
-    /// `python`, `cpp` or `c`.
+    /// `python`, `cpp` or `c`, or an alias (`python3`, `py`, `c++`, `cxx`, `cc`); case and
+    /// surrounding white space are ignored.
+    #[schema(
+        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc])\s*$"
+    )]
     pub language: String,
-    /// Compile timeout in seconds (C/C++).
+    /// Compile timeout in seconds (C/C++), 0.001–600.
     #[serde(default = "ten")]
+    #[schema(minimum = 0.001, maximum = 600)]
     pub compile_timeout: f64,
-    /// Run timeout in seconds.
+    /// Run timeout in seconds, 0.001–600.
     #[serde(default = "ten")]
+    #[schema(minimum = 0.001, maximum = 600)]
     pub run_timeout: f64,
-    /// Memory limit in MiB; -1 (SandboxFusion's default) means the service's default.
-    #[serde(default = "minus_one", rename = "memory_limit_MB")]
+    /// Memory limit in MiB, 1–16384; -1 (SandboxFusion's default) means the service's default.
+    #[serde(
+        default = "minus_one",
+        rename = "memory_limit_MB",
+        deserialize_with = "wire::integer::exact"
+    )]
+    #[schema(schema_with = memory_limit_schema)]
     pub memory_limit_mb: i64,
     /// Standard input.
     #[serde(default)]
@@ -76,11 +87,55 @@ pub struct RunCodeRequest {
     /// Files placed in the run's working directory (a fresh folder per run, which the program
     /// may also write to): relative path → base64 contents.
     #[serde(default)]
+    #[schema(schema_with = files_schema)]
     pub files: BTreeMap<String, Option<String>>,
     /// Relative paths in the working directory to return after the run (base64 in `files`);
     /// missing ones are left out.
     #[serde(default)]
+    #[schema(schema_with = fetch_files_schema)]
     pub fetch_files: Vec<String>,
+}
+
+/// A path in the run's working directory, as [`working_path`] takes it: optional leading `./`,
+/// then `/`-separated parts, none empty, `.` or `..`, without `\` or NUL.
+const WORKING_PATH: &str = r"^(?:\./)*(?:[^/\\\u0000.][^/\\\u0000]*|\.[^/\\\u0000.][^/\\\u0000]*|\.\.[^/\\\u0000]+)(?:/(?:[^/\\\u0000.][^/\\\u0000]*|\.[^/\\\u0000.][^/\\\u0000]*|\.\.[^/\\\u0000]+))*$";
+
+/// Standard base64 with padding, ASCII white space ignored ([`base64::decode`]).
+const BASE64: &str = r"^[ \t\n\f\r]*(?:(?:[A-Za-z0-9+/][ \t\n\f\r]*){4})*(?:(?:[A-Za-z0-9+/][ \t\n\f\r]*){2}=[ \t\n\f\r]*=[ \t\n\f\r]*|(?:[A-Za-z0-9+/][ \t\n\f\r]*){3}=[ \t\n\f\r]*)?$";
+
+/// `files`: working-directory path → base64 contents (null: an empty file).
+fn files_schema() -> utoipa::openapi::schema::Schema {
+    serde_json::from_value(serde_json::json!({
+        "type": "object",
+        "description": "Files placed in the run's working directory (a fresh folder per run, which the program may also write to): relative path → base64 contents (null: empty).",
+        "propertyNames": { "type": "string", "pattern": WORKING_PATH },
+        "additionalProperties": { "type": ["string", "null"], "pattern": BASE64 },
+    }))
+    .expect("a valid schema")
+}
+
+/// `fetch_files`: working-directory paths.
+fn fetch_files_schema() -> utoipa::openapi::schema::Schema {
+    serde_json::from_value(serde_json::json!({
+        "type": "array",
+        "description": "Relative paths in the working directory to return after the run (base64 in `files`); missing ones are left out.",
+        "items": { "type": "string", "pattern": WORKING_PATH },
+    }))
+    .expect("a valid schema")
+}
+
+/// `memory_limit_MB`: -1, or 1–16384.
+fn memory_limit_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    let int = || ObjectBuilder::new().schema_type(Type::Integer);
+    OneOfBuilder::new()
+        .item(int().enum_values(Some([-1])))
+        .item(int().minimum(Some(1)).maximum(Some(16_384)))
+        .default(Some((-1).into()))
+        .description(Some(
+            "Memory limit in MiB, 1–16384; -1 (SandboxFusion's default) means the service's default.",
+        ))
+        .into()
 }
 
 fn ten() -> f64 {
@@ -164,12 +219,13 @@ impl RunCodeResponse {
     }
 }
 
-/// Seconds from a request, as a duration within (0, 600] s.
+/// Seconds from a request, as a duration within [1 ms, 600 s] (a shorter positive one would
+/// round to nothing in the sandbox).
 fn seconds(field: &str, value: f64) -> Result<Duration, ApiError> {
-    if !(value > 0.0 && value <= 600.0) {
+    if !(0.001..=600.0).contains(&value) {
         return Err(ApiError::invalid(
             field,
-            format!("{field} must be in (0, 600] seconds"),
+            format!("{field} must be between 0.001 and 600 seconds"),
         ));
     }
     Ok(Duration::from_secs_f64(value))
@@ -217,7 +273,7 @@ fn busy(retry_after: Duration) -> Response {
 /// A request that would wait for a sandbox slot longer than its own time budget
 /// (`compile_timeout + run_timeout`) is answered early with 503 and `Retry-After`.
 #[utoipa::path(post, path = "/run_code", tag = "sandbox", request_body = RunCodeRequest,
-    responses((status = 200, body = RunCodeResponse), (status = 422, body = wire::ErrorBody),
+    responses((status = 200, body = RunCodeResponse), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody), (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody),
         (status = 503, body = wire::ErrorBody, description = "the sandbox is busy for longer than the request's time budget; see `Retry-After`")))]
 pub async fn run_code(
     State(s): State<AppState>,

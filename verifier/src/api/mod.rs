@@ -183,3 +183,47 @@ pub fn check_limit(limit: i64) -> Result<(), ApiError> {
 fn default_limit() -> i64 {
     100
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ApiDoc;
+    use utoipa::OpenApi;
+
+    /// What schemathesis found in the document once (issue 17): query parameters documented as
+    /// required path parameters, and error statuses the service answers with left out.
+    #[test]
+    fn the_document_lists_parameters_where_they_are_and_every_error() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for (method, op) in ops.as_object().unwrap() {
+                let at = format!("{method} {path}");
+                let params = op["parameters"].as_array().cloned().unwrap_or_default();
+                for p in &params {
+                    let name = p["name"].as_str().unwrap();
+                    if p["in"] == "path" {
+                        assert!(
+                            path.contains(&format!("{{{name}}}")),
+                            "{at}: {name} is not in the path"
+                        );
+                    }
+                }
+                let documented = |status: &str| op["responses"].get(status).is_some();
+                if op.get("requestBody").is_some() {
+                    for status in ["400", "413", "422"] {
+                        assert!(documented(status), "{at} does not list {status}");
+                    }
+                }
+                if params.iter().any(|p| p["in"] == "query") || path.contains('{') {
+                    assert!(documented("422") || documented("404"), "{at} lists no 422");
+                }
+                for (status, r) in op["responses"].as_object().unwrap() {
+                    // `/readyz` answers 503 with its own status object.
+                    if (status.starts_with('4') || status.starts_with('5')) && path != "/readyz" {
+                        let body = &r["content"]["application/json"]["schema"]["$ref"];
+                        assert_eq!(body, "#/components/schemas/ErrorBody", "{at} {status}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -14,9 +14,11 @@ use crate::pool::rollouts;
 
 /// Which step's groups.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct GroupsQuery {
     /// Training step.
+    #[param(minimum = 0)]
     pub step: i64,
     /// Training run (default `default`).
     #[serde(default = "wire::default_run")]
@@ -25,11 +27,15 @@ pub struct GroupsQuery {
 
 /// For each task of step S, every agent's responses with rewards and log-probs.
 #[utoipa::path(get, path = "/v1/pool/groups", tag = "pool", params(GroupsQuery),
-    responses((status = 200, body = Groups)))]
+    responses((status = 200, body = Groups), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn groups(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<GroupsQuery>,
 ) -> Result<Json<Groups>, ApiError> {
+    // Stored steps are >= 0, as /v1/runs/{run}/steps/{step} says.
+    if q.step < 0 {
+        return Err(ApiError::invalid("step", "step must be >= 0"));
+    }
     let groups = rollouts::groups(&s.db, &q.run, q.step).await?;
     Ok(Json(Groups {
         run: q.run,
@@ -42,8 +48,8 @@ pub async fn groups(
 /// agents training in separate processes poll before reading the step's groups.
 #[utoipa::path(get, path = "/v1/runs/{run}/steps/{step}", tag = "pool",
     params(("run" = String, Path, description = "Training run"),
-           ("step" = i64, Path, description = "Training step")),
-    responses((status = 200, body = StepSubmissions), (status = 422, body = wire::ErrorBody)))]
+           ("step" = i64, Path, minimum = 0, description = "Training step")),
+    responses((status = 200, body = StepSubmissions), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn step(
     State(s): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,

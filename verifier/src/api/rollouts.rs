@@ -16,9 +16,10 @@ use crate::verdict::PublicVerdict;
 /// Verify a batch of rollouts and store them with their rewards in one transaction.
 /// Idempotent by rollout id; all or nothing (an unknown task or agent rejects the batch).
 #[utoipa::path(post, path = "/v1/rollouts", tag = "rollouts", request_body = SubmitRollouts,
-    responses((status = 200, body = SubmitResult), (status = 404, body = wire::ErrorBody),
-              (status = 409, body = wire::ErrorBody), (status = 422, body = wire::ErrorBody),
-              (status = 503, body = wire::ErrorBody)))]
+    responses((status = 200, body = SubmitResult), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
+              (status = 404, description = "Unknown task or agent", body = wire::ErrorBody),
+              (status = 409, description = "A reused id with other content", body = wire::ErrorBody),
+              (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn submit(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<SubmitRollouts>,
@@ -34,11 +35,13 @@ pub async fn submit(
 
 /// Filters and cursor for listing rollouts.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Training run.
     pub run: Option<String>,
     /// Training step.
+    #[param(minimum = 0)]
     pub step: Option<i64>,
     /// Agent.
     pub agent_id: Option<Uuid>,
@@ -49,17 +52,21 @@ pub struct ListQuery {
     pub after: i64,
     /// Page size, 1–1000 (default 100).
     #[serde(default = "super::default_limit")]
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: i64,
 }
 
 /// List rollouts in insertion order with keyset pagination (verdicts without gold answers).
 #[utoipa::path(get, path = "/v1/rollouts", tag = "rollouts", params(ListQuery),
-    responses((status = 200, body = Page<Rollout>)))]
+    responses((status = 200, body = Page<Rollout>), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn list(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<Rollout>>, ApiError> {
     super::check_limit(q.limit)?;
+    if q.step.is_some_and(|n| n < 0) {
+        return Err(ApiError::invalid("step", "step must be >= 0"));
+    }
     let filter = RolloutFilter {
         run: q.run.as_deref(),
         step: q.step,

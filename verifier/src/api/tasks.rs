@@ -17,12 +17,14 @@ use crate::task::{NewTask, TaskKind};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTasks {
-    /// The tasks.
+    /// The tasks: at least one.
+    #[schema(min_items = 1)]
     pub tasks: Vec<NewTask>,
 }
 
 /// Query of a task upload.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UploadQuery {
     /// Dataset name for JSON Lines uploads of benchmark rows (GSM8K, MATH, HumanEval shapes).
@@ -34,8 +36,9 @@ pub struct UploadQuery {
 /// All or nothing: one bad row rejects the upload.
 #[utoipa::path(post, path = "/v1/tasks", tag = "tasks", params(UploadQuery),
     request_body(content = NewTasks, description = "JSON batch, or JSON Lines of rows"),
-    responses((status = 200, body = TasksStored), (status = 409, body = wire::ErrorBody),
-              (status = 422, body = wire::ErrorBody)))]
+    responses((status = 200, body = TasksStored), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
+              (status = 409, description = "A stored task with other content", body = wire::ErrorBody),
+              (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn upload(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<UploadQuery>,
@@ -65,6 +68,7 @@ pub async fn upload(
 
 /// Filters and cursor for listing tasks.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only this dataset.
@@ -76,12 +80,13 @@ pub struct ListQuery {
     pub after: i64,
     /// Page size, 1–1000 (default 100).
     #[serde(default = "super::default_limit")]
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: i64,
 }
 
 /// List tasks (prompts only: references stay hidden).
 #[utoipa::path(get, path = "/v1/tasks", tag = "tasks", params(ListQuery),
-    responses((status = 200, body = Page<TaskSummary>)))]
+    responses((status = 200, body = Page<TaskSummary>), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn list(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,

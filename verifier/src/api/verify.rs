@@ -32,7 +32,7 @@ pub struct VerifyMath {
 
 /// Check a math answer without storing anything.
 #[utoipa::path(post, path = "/v1/verify/math", tag = "verify", request_body = VerifyMath,
-    responses((status = 200, body = math::Verdict), (status = 422, body = wire::ErrorBody)))]
+    responses((status = 200, body = math::Verdict), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody), (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody)))]
 pub async fn math(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<VerifyMath>,
@@ -63,7 +63,7 @@ pub struct RewardRequest {
     /// reference object (as a code task's hidden reference), `{"answer": …}`, a pool task id
     /// (a UUID string or `{"task_id": …}`: graded against that task's hidden reference), a JSON
     /// text of any of these, or null (nothing to grade: reward 0).
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<serde_json::Value>)]
     pub labels: Vec<Value>,
 }
 
@@ -169,8 +169,9 @@ fn label(i: usize, value: &Value) -> Result<Label, ApiError> {
 /// OpenRLHF-compatible remote reward: grades each query's response against its label — a math
 /// answer, a code reference (run in the sandbox) or a task of the pool.
 #[utoipa::path(post, path = "/v1/reward", tag = "verify", request_body = RewardRequest,
-    responses((status = 200, body = RewardResponse), (status = 404, body = wire::ErrorBody),
-              (status = 422, body = wire::ErrorBody)))]
+    responses((status = 200, body = RewardResponse), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
+              (status = 404, description = "A label names an unknown task", body = wire::ErrorBody),
+              (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
 pub async fn reward(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RewardRequest>,

@@ -45,10 +45,14 @@ pub struct Options {
     /// A decimal also matches when it agrees to this many decimal places (half a unit in the
     /// last place), as Math-Verify's rounding does: `0.033333` for `1/30`. Applies only to
     /// values of magnitude at least 0.001, so tiny values still compare relatively; 0 disables.
+    #[schema(format = Int64, maximum = 4_294_967_295_u64)]
+    #[serde(deserialize_with = "wire::integer::exact")]
     pub decimal_places: u32,
     /// How percentages compare with plain numbers.
     pub percent: PercentPolicy,
     /// Points at which expressions with variables are evaluated (clamped to 3..=32).
+    #[schema(format = Int64, maximum = 4_294_967_295_u64)]
+    #[serde(deserialize_with = "wire::integer::exact")]
     pub symbolic_points: u32,
     /// For reasoning models: text inside `<think>…</think>` is not searched for the answer
     /// (only what follows the last `</think>`; an unclosed `<think>` leaves nothing). Off by
