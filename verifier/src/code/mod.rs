@@ -36,9 +36,23 @@ pub struct CodeReference {
     /// Wall-clock limit per program run for this task, in milliseconds, at most the service's
     /// `--sandbox-time-limit-ms` (longer values are capped). Tests that finish in milliseconds
     /// can set a short one, so that programs that never finish hold a sandbox slot less long.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "positive_ms"
+    )]
     #[schema(value_type = Option<u64>, minimum = 1)]
     pub time_limit_ms: Option<NonZeroU64>,
+}
+
+/// A positive integer (`5000` or `5000.0`, as JSON Schema reads integers), or null.
+fn positive_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D::Error> {
+    match wire::integer::optional::<D, u64>(d)? {
+        None => Ok(None),
+        Some(ms) => NonZeroU64::new(ms)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom("time_limit_ms must be at least 1")),
+    }
 }
 
 /// The three styles of tests a code task can carry.
