@@ -70,6 +70,10 @@ pub struct ExperimentSection {
     /// See `lr_sweep`.
     #[serde(default = "default_min_gain")]
     pub lr_min_gain: f64,
+    /// The sweep's seed (default: the file's first seed, so that `--seeds` running a subset
+    /// reuses the sweep instead of sweeping again).
+    #[serde(default)]
+    pub sweep_seed: Option<u64>,
     /// Run the arms even when the gate fails (`trainer experiment --ignore-gate`): a deviation
     /// from the pre-registration, recorded in the report.
     #[serde(skip)]
@@ -128,6 +132,7 @@ impl ExperimentConfig {
             a.tokenizer = resolve(base, &a.tokenizer);
         }
         cfg.validate()?;
+        cfg.experiment.sweep_seed = cfg.experiment.sweep_seed.or(Some(cfg.experiment.seeds[0]));
         Ok(cfg)
     }
 
@@ -315,7 +320,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     let lr_sweep = if cfg.experiment.lr_sweep.is_empty() {
         None
     } else {
-        let seed = cfg.experiment.seeds[0];
+        let seed = cfg.experiment.sweep_seed.unwrap_or(cfg.experiment.seeds[0]);
         let mut points = Vec::new();
         for &lr in &cfg.experiment.lr_sweep {
             let arm = Arm {
