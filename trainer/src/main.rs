@@ -68,6 +68,10 @@ struct ExperimentArgs {
     /// experiment, which the report then states.
     #[arg(long)]
     ignore_gate: bool,
+    /// Write the report from the runs finished so far; run nothing new (the warm-ups and the
+    /// gate still load, from their caches).
+    #[arg(long)]
+    report_only: bool,
 }
 
 #[derive(Args)]
@@ -241,6 +245,7 @@ fn run(a: RunArgs) -> Result<()> {
 fn experiment(a: ExperimentArgs) -> Result<()> {
     let mut cfg = ExperimentConfig::load(&a.config)?;
     cfg.experiment.ignore_gate = a.ignore_gate;
+    cfg.experiment.report_only = a.report_only;
     if !a.arms.is_empty() {
         if let Some(unknown) = a
             .arms

@@ -78,6 +78,10 @@ pub struct ExperimentSection {
     /// from the pre-registration, recorded in the report.
     #[serde(skip)]
     pub ignore_gate: bool,
+    /// Only report: runs not finished on disk are left out instead of run
+    /// (`trainer experiment --report-only`).
+    #[serde(skip)]
+    pub report_only: bool,
 }
 
 fn default_min_gain() -> f64 {
@@ -358,6 +362,9 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
                 s_idx * cfg.experiment.arms.len() + a_idx + 1,
                 arm.name
             );
+            if cfg.experiment.report_only && !ctx.finished(arm, seed, lr)? {
+                continue;
+            }
             by_arm[a_idx].push(ctx.run(arm, seed, lr)?);
         }
     }
@@ -366,6 +373,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .arms
         .iter()
         .zip(by_arm)
+        .filter(|(_, seeds)| !seeds.is_empty())
         .map(|(arm, seeds)| {
             Ok(ArmResult {
                 arm: arm.name.clone(),
@@ -405,6 +413,12 @@ struct Runs<'a> {
 impl Runs<'_> {
     /// Runs `arm` with `seed` (unless a finished run is on disk) and reads its curves back from
     /// the pool and its diagnostics from its metrics log.
+    /// Whether `arm` with `seed` finished in an earlier invocation.
+    fn finished(&self, arm: &Arm, seed: u64, lr: Option<f64>) -> Result<bool> {
+        let rc = self.cfg.arm_config(arm, seed, self.warm_dirs, lr)?;
+        Ok(rc.run.output_dir.join("done.json").is_file())
+    }
+
     fn run(&self, arm: &Arm, seed: u64, lr: Option<f64>) -> Result<SeedResult> {
         let rc = self.cfg.arm_config(arm, seed, self.warm_dirs, lr)?;
         let done_path = rc.run.output_dir.join("done.json");
