@@ -1,0 +1,274 @@
+//! Algorithm 1's learning step for one learner k: its batch from the step's groups (all n·G
+//! responses per prompt when the rule shares), A_k, then one AdamW step per mini-batch (m = 0, 1,
+//! … for the stepwise clip), micro-batched.
+//!
+//! Trajectories are token ids under k's tokenizer: the ids that were sampled when k wrote the
+//! response (or an agent with the same tokenizer did), the re-encoded text otherwise. The
+//! terminal end-of-turn token is in no trajectory, as in the official code.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result, ensure};
+use serde_json::Value;
+use tch::{Kind, Tensor};
+
+use super::agent::Agent;
+use super::metrics::{UpdateStats, UpdateTally};
+use crate::config::RunConfig;
+use crate::hacpo::{
+    CapabilityTracker, CrossRatio, GroupMember, MinibatchOrder, SequenceSample, advantages,
+    grpo_loss, kl_k3, sequence_loss,
+};
+use crate::optim::{MAX_GRAD_NORM, clip_grad_norm};
+use crate::rng::shuffle;
+use wire::Group;
+
+/// What every learner of a step learns from: the step's groups read back from the pool, the
+/// capabilities after this step's update, and the run's settings.
+pub(super) struct UpdateBatch<'a> {
+    /// Every agent's responses, per prompt.
+    pub(super) groups: &'a [Group],
+    /// Agent name → position (k, j).
+    pub(super) index: &'a HashMap<String, usize>,
+    /// P̂ and ω.
+    pub(super) tracker: &'a CapabilityTracker,
+    /// Algorithm, mini- and micro-batch sizes, seed.
+    pub(super) cfg: &'a RunConfig,
+    /// The training step.
+    pub(super) step: usize,
+}
+
+/// One sequence of a learner's batch.
+#[derive(Debug, Clone)]
+struct Trajectory {
+    /// The prompt under the learner's chat template and tokenizer.
+    prompt: Vec<i64>,
+    /// The response, end-of-turn token excluded.
+    response: Vec<i64>,
+    /// UTF-8 bytes of the response text: the unit of [`CrossRatio::PerByte`].
+    bytes: usize,
+    sample: SequenceSample,
+}
+
+impl Trajectory {
+    /// What ℓ divides the summed token log-prob by: the learner's token count, or for a cross
+    /// sample under [`CrossRatio::PerByte`] the text's bytes.
+    fn normaliser(&self, unit: CrossRatio) -> f64 {
+        match (self.sample.cross, unit) {
+            (true, CrossRatio::PerByte) => self.bytes as f64,
+            _ => self.response.len() as f64,
+        }
+    }
+}
+
+/// Learner `k`'s update (`agent` is agent k): advantages, mini-batches, optimizer steps.
+pub(super) fn update(agent: &mut Agent, k: usize, batch: &UpdateBatch) -> Result<UpdateStats> {
+    let hc = &batch.cfg.algorithm;
+    let (mut items, skipped) = learner_batch(agent, k, batch)?;
+    if items.is_empty() {
+        return Ok(UpdateStats {
+            skipped,
+            ..Default::default()
+        });
+    }
+    shuffle(
+        &mut items,
+        batch.cfg.run.seed ^ (batch.step as u64) << 8 ^ k as u64,
+    );
+    if hc.minibatch_order == MinibatchOrder::OwnFirst {
+        // Stable: each part keeps its shuffled order.
+        items.sort_by_key(|t| t.sample.cross);
+    }
+    let chunk = items.len().div_ceil(batch.cfg.run.minibatches);
+    let batches: Vec<&[Trajectory]> = items.chunks(chunk).collect();
+    let micro = batch.cfg.run.micro_chunk();
+    let ids = |mb: &[Trajectory]| -> Vec<(Vec<i64>, Vec<i64>)> {
+        mb.iter()
+            .map(|t| (t.prompt.clone(), t.response.clone()))
+            .collect()
+    };
+    // Token-level ratios need the old policy's token log-probs: taken before any update, per
+    // micro-batch so that their shapes match the scores taken during the update.
+    let old_tokens: Vec<Vec<Option<Tensor>>> = batches
+        .iter()
+        .map(|b| {
+            b.chunks(micro)
+                .map(|mb| {
+                    if !hc.algorithm.needs_token_logprobs() {
+                        return Ok(None);
+                    }
+                    Ok(Some(
+                        tch::no_grad(|| agent.policy.score_ids(&ids(mb)))?.token_logprobs,
+                    ))
+                })
+                .collect()
+        })
+        .collect::<Result<_>>()?;
+
+    let mut tally = UpdateTally::default();
+    for (m, (batch_m, old)) in batches.iter().zip(old_tokens).enumerate() {
+        agent.opt.zero_grad();
+        let n_seq = batch_m.len() as f64;
+        let lower = hc.cross_lower_bound(m);
+        let (mut loss_sum, mut kl_sum) = (0.0, 0.0);
+        // Gradient accumulation: the loss is a mean of per-sequence terms, so each micro-batch's
+        // share (its terms summed, over the mini-batch size) back-propagates on its own and the
+        // update is the same as with the whole mini-batch in one pass.
+        for (micro_batch, old) in batch_m.chunks(micro).zip(old) {
+            let samples: Vec<SequenceSample> = micro_batch.iter().map(|t| t.sample).collect();
+            let pairs = ids(micro_batch);
+            let scores = agent.policy.score_ids(&pairs)?;
+            let out = match old {
+                Some(old) => {
+                    let adv: Vec<f64> = samples.iter().map(|s| s.advantage).collect();
+                    grpo_loss(&scores.token_logprobs, &old, &scores.mask, &adv, hc)
+                }
+                None => {
+                    let norm: Vec<f64> = micro_batch
+                        .iter()
+                        .map(|t| t.normaliser(hc.cross_ratio))
+                        .collect();
+                    let norm = Tensor::from_slice(&norm)
+                        .to_kind(Kind::Float)
+                        .to_device(agent.policy.device());
+                    let ell = scores
+                        .token_logprobs
+                        .sum_dim_intlist(-1, false, Kind::Float)
+                        / norm;
+                    sequence_loss(&ell, &samples, m, hc)
+                }
+            };
+            let mut loss = out.terms.sum(Kind::Float) / n_seq;
+            if let Some(reference) = &agent.reference {
+                // The official seq-mean-token-mean: every sequence's token-mean KL, averaged
+                // over the mini-batch's sequences.
+                let ref_scores = tch::no_grad(|| reference.score_ids(&pairs))?;
+                let kl = kl_k3(
+                    &scores.token_logprobs,
+                    &ref_scores.token_logprobs,
+                    &scores.mask,
+                )
+                .sum(Kind::Float)
+                    / n_seq;
+                kl_sum += kl.double_value(&[]);
+                loss += kl * hc.kl_beta;
+            }
+            let value = loss.double_value(&[]);
+            ensure!(
+                value.is_finite(),
+                "{}: non-finite loss at step {}",
+                agent.cfg.name,
+                batch.step
+            );
+            loss.backward();
+            loss_sum += value;
+            let entropy = Vec::<f64>::try_from(
+                &scores
+                    .entropy
+                    .to_kind(Kind::Double)
+                    .to_device(tch::Device::Cpu),
+            )?;
+            for (i, t) in micro_batch.iter().enumerate() {
+                tally.add(
+                    &t.sample,
+                    out.ratios[i],
+                    out.clipped[i],
+                    lower,
+                    t.response.len(),
+                    entropy[i],
+                );
+            }
+        }
+        tally.grad_norm += clip_grad_norm(agent.policy.var_store(), MAX_GRAD_NORM);
+        agent.opt.step();
+        tally.loss += loss_sum;
+        tally.kl += kl_sum;
+    }
+    Ok(tally.finish(batches.len(), skipped))
+}
+
+/// The ids of `m`'s response that `fingerprint`'s tokenizer would train on, if `m` carries
+/// the ids its author sampled with a tokenizer of that fingerprint.
+fn sampled_ids(m: &wire::GroupMember, fingerprint: &str) -> Option<Vec<i64>> {
+    if m.metadata.get("tokenizer").and_then(Value::as_str) != Some(fingerprint) {
+        return None;
+    }
+    m.metadata
+        .get("token_ids")?
+        .as_array()?
+        .iter()
+        .map(Value::as_i64)
+        .collect()
+}
+
+/// Learner `k`'s sequences of the step with their advantage, ℓ_old and ω (in group order), and
+/// how many were skipped for being empty or not fitting its context.
+fn learner_batch(agent: &Agent, k: usize, batch: &UpdateBatch) -> Result<(Vec<Trajectory>, usize)> {
+    let hc = &batch.cfg.algorithm;
+    let policy = &agent.policy;
+    let context = policy.model().config().max_position_embeddings as usize;
+    let mut items = Vec::new();
+    let mut skipped = 0;
+    for g in batch.groups {
+        let members: Vec<(usize, &wire::GroupMember)> = g
+            .rollouts
+            .iter()
+            .filter_map(|m| batch.index.get(&m.agent).map(|&j| (j, m)))
+            .collect();
+        let gm: Vec<GroupMember> = members
+            .iter()
+            .map(|(j, m)| GroupMember {
+                source: *j,
+                reward: m.reward,
+            })
+            .collect();
+        let adv = advantages(&gm, k, batch.tracker, hc);
+        let prompt = policy.encode_prompt(&g.prompt)?;
+        for ((j, m), a) in members.iter().zip(adv) {
+            let cross = *j != k;
+            if !hc.algorithm.shares() && cross {
+                continue;
+            }
+            let response = match sampled_ids(m, policy.tokenizer_fingerprint()) {
+                Some(ids) => ids,
+                None => policy.encode_response(&m.response, false)?,
+            };
+            if response.is_empty() || prompt.len() + response.len() > context {
+                skipped += 1;
+                continue;
+            }
+            let mean = m.logprob_mean.with_context(|| {
+                format!(
+                    "rollout {} has no log-prob: it was not generated by this trainer",
+                    m.id
+                )
+            })?;
+            let bytes = m.response.len().max(1);
+            let old_logprob = match (cross, hc.cross_ratio) {
+                // ℓ_{j,old} summed over the source's tokens, per byte.
+                (true, CrossRatio::PerByte) => {
+                    let n = m
+                        .token_count
+                        .with_context(|| format!("rollout {} has no token count", m.id))?;
+                    mean * f64::from(n) / bytes as f64
+                }
+                _ => mean,
+            };
+            items.push(Trajectory {
+                prompt: prompt.clone(),
+                response,
+                bytes,
+                sample: SequenceSample {
+                    cross,
+                    advantage: a,
+                    old_logprob,
+                    omega: batch.tracker.omega(*j, k),
+                },
+            });
+        }
+    }
+    Ok((items, skipped))
+}
+
+#[cfg(test)]
+mod tests;

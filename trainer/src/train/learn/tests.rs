@@ -1,0 +1,424 @@
+//! Tests of one learner's update through `update`, with tiny random models.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tch::Device;
+use uuid::Uuid;
+
+use super::*;
+use crate::config::{AgentSection, DataSection, RunSection, VerifierSection};
+use crate::hacpo::{Algorithm, HacpoConfig};
+use crate::optim::AdamW;
+use crate::optim::tests::flat_weights;
+use crate::policy::Policy;
+
+fn tiny(model_type: &str, seed: i64) -> Policy {
+    let cfg = json!({
+        "model_type": model_type, "vocab_size": 259, "hidden_size": 32, "intermediate_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+        "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 256,
+        "tie_word_embeddings": true, "initializer_range": 0.5,
+    });
+    let tok = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/byte-tokenizer");
+    Policy::from_config(cfg, &tok, Device::Cpu, Kind::Float, seed).unwrap()
+}
+
+fn agent(name: &str, policy: Policy) -> Agent {
+    let cfg = AgentSection {
+        name: name.into(),
+        model: PathBuf::new(),
+        device: Device::Cpu,
+        lr: 3e-3,
+        weight_decay: 0.0,
+    };
+    let opt = AdamW::new(policy.var_store(), cfg.lr, 0.0);
+    Agent {
+        cfg,
+        id: Uuid::new_v4(),
+        policy,
+        reference: None,
+        opt,
+    }
+}
+
+fn run_config(algorithm: Algorithm) -> RunConfig {
+    RunConfig {
+        run: RunSection {
+            name: "t".into(),
+            steps: 1,
+            seed: 0,
+            prompts_per_step: 1,
+            group_size: 2,
+            minibatches: 1,
+            micro_batch: 0,
+            max_new_tokens: 4,
+            temperature: 1.0,
+            top_p: 1.0,
+            checkpoint_every: 1,
+            eval_every: 0,
+            output_dir: PathBuf::new(),
+            threads: 1,
+            barrier_timeout_s: 600,
+        },
+        verifier: VerifierSection { url: String::new() },
+        data: DataSection {
+            train: String::new(),
+            eval: None,
+            eval_size: 0,
+        },
+        algorithm: HacpoConfig {
+            algorithm,
+            ..HacpoConfig::default()
+        },
+        agents: Vec::new(),
+    }
+}
+
+/// The update batch of step 1.
+fn step_one<'a>(
+    groups: &'a [Group],
+    index: &'a HashMap<String, usize>,
+    tracker: &'a CapabilityTracker,
+    cfg: &'a RunConfig,
+) -> UpdateBatch<'a> {
+    UpdateBatch {
+        groups,
+        index,
+        tracker,
+        cfg,
+        step: 1,
+    }
+}
+
+fn mean_logprob(p: &Policy, prompt: &str, response: &str) -> f64 {
+    let ids = (
+        p.encode_prompt(prompt).unwrap(),
+        p.encode_response(response, false).unwrap(),
+    );
+    let s = tch::no_grad(|| p.score_ids(&[ids])).unwrap();
+    s.mean_logprob.double_value(&[0])
+}
+
+/// A pooled response of `agent` with old log-prob `logprob_mean`, as `/v1/pool/groups` has it.
+fn pooled(
+    agent_id: Uuid,
+    agent: &str,
+    response: &str,
+    reward: f64,
+    logprob_mean: f64,
+) -> wire::GroupMember {
+    wire::GroupMember {
+        id: Uuid::new_v4(),
+        agent_id,
+        agent: agent.into(),
+        response: response.into(),
+        reward,
+        correct: reward == 1.0,
+        token_count: Some(response.len() as i32),
+        logprob_mean: Some(logprob_mean),
+        logprob_sum: None,
+        policy_version: 0,
+        metadata: json!({ "ends_turn": true }),
+    }
+}
+
+/// One prompt: each agent wrote a right and a wrong answer. Old log-probs are the sources' own.
+fn group(agents: &[Agent]) -> Group {
+    let prompt = "2+2=";
+    let member = |agent: &Agent, response: &str, reward: f64| {
+        pooled(
+            agent.id,
+            &agent.cfg.name,
+            response,
+            reward,
+            mean_logprob(&agent.policy, prompt, response),
+        )
+    };
+    Group {
+        task_id: Uuid::new_v4(),
+        prompt: prompt.into(),
+        rollouts: vec![
+            member(&agents[0], "4", 1.0),
+            member(&agents[0], "5", 0.0),
+            member(&agents[1], "four: 4", 1.0),
+            member(&agents[1], "7", 0.0),
+        ],
+    }
+}
+
+#[test]
+fn an_update_ascends_the_advantage_weighted_log_likelihood_of_both_agents_responses() {
+    let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    // A step small enough for the first-order reading below (Adam moves every weight by
+    // about lr, and these random weights are large).
+    agents[0].opt = AdamW::new(agents[0].policy.var_store(), 1e-4, 0.0);
+    // Give b's responses old log-probs just above the learner's current ones, so that cross
+    // ratios start at 0.99, inside [0.8, 1], and their gradients flow (random models of different architecture
+    // would otherwise sit outside [0.8, 1] and be dropped).
+    let mut g = group(&agents);
+    for m in g.rollouts.iter_mut().filter(|m| m.agent == "b") {
+        m.logprob_mean = Some(mean_logprob(&agents[0].policy, &g.prompt, &m.response) + 0.01);
+    }
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    tracker.record(&[0.5, 0.5]);
+    let cfg = run_config(Algorithm::Hacpo);
+    let members: Vec<GroupMember> = g
+        .rollouts
+        .iter()
+        .map(|m| GroupMember {
+            source: index[&m.agent],
+            reward: m.reward,
+        })
+        .collect();
+    let adv = advantages(&members, 0, &tracker, &cfg.algorithm);
+    let before: Vec<f64> = g
+        .rollouts
+        .iter()
+        .map(|m| mean_logprob(&agents[0].policy, &g.prompt, &m.response))
+        .collect();
+    let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+    let stats = update(&mut agents[0], 0, &batch).unwrap();
+    let after: Vec<f64> = g
+        .rollouts
+        .iter()
+        .map(|m| mean_logprob(&agents[0].policy, &g.prompt, &m.response))
+        .collect();
+    assert_eq!((stats.sequences, stats.cross_sequences), (4, 2));
+    assert!(stats.loss.is_finite() && stats.grad_norm > 0.0, "{stats:?}");
+    // With every ratio at 1 the loss is −mean(A·ℓ) to first order: a gradient step must raise
+    // Σ A·Δℓ, own and other agent's responses alike.
+    let ascent: f64 = adv
+        .iter()
+        .zip(before.iter().zip(&after))
+        .map(|(a, (b, c))| a * (c - b))
+        .sum();
+    assert!(
+        ascent > 0.0,
+        "advantages {adv:?}, log-probs {before:?} -> {after:?}"
+    );
+    assert!(
+        before.iter().zip(&after).all(|(b, c)| b != c),
+        "every sequence's log-prob moved"
+    );
+}
+
+#[test]
+fn micro_batches_give_the_same_update_as_one_pass() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    tracker.record(&[0.5, 0.25]);
+    for (algorithm, kl_beta) in [(Algorithm::Hacpo, 0.1), (Algorithm::Grpo, 0.0)] {
+        let mut results = Vec::new();
+        for micro_batch in [0, 1, 3] {
+            let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+            agents[0].reference = Some(agents[0].policy.duplicate().unwrap());
+            let mut g = group(&agents);
+            for m in g.rollouts.iter_mut().filter(|m| m.agent == "b") {
+                m.logprob_mean =
+                    Some(mean_logprob(&agents[0].policy, &g.prompt, &m.response) + 0.01);
+            }
+            let mut cfg = run_config(algorithm);
+            cfg.run.micro_batch = micro_batch;
+            cfg.algorithm.kl_beta = kl_beta;
+            let groups = [g];
+            let batch = step_one(&groups, &index, &tracker, &cfg);
+            let st = update(&mut agents[0], 0, &batch).unwrap();
+            results.push((st, flat_weights(agents[0].policy.var_store())));
+        }
+        let (one, w_one) = &results[0];
+        assert!(one.grad_norm > 0.0, "{algorithm:?}: {one:?}");
+        for (st, w) in &results[1..] {
+            assert!(
+                (st.loss - one.loss).abs() < 1e-5,
+                "{algorithm:?}: {st:?} vs {one:?}"
+            );
+            assert!(
+                (st.kl - one.kl).abs() < 1e-6,
+                "{algorithm:?}: {st:?} vs {one:?}"
+            );
+            assert!(
+                (st.grad_norm - one.grad_norm).abs() < 1e-4 * one.grad_norm,
+                "{algorithm:?}: {st:?} vs {one:?}"
+            );
+            let max_diff = w
+                .iter()
+                .zip(w_one)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            // Summation order differs, and Adam's first step moves every weight by about lr
+            // (3e-3) whatever its gradient's size, so near-zero gradients amplify rounding;
+            // the gradient norm above is the scale-sensitive check.
+            assert!(
+                max_diff < 3e-4,
+                "{algorithm:?}: weights differ by {max_diff}"
+            );
+        }
+    }
+}
+
+#[test]
+fn isolated_rules_train_on_own_responses_only() {
+    let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let g = group(&agents);
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let update_b = |agents: &mut [Agent], algorithm| {
+        let cfg = run_config(algorithm);
+        let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+        update(&mut agents[1], 1, &batch).unwrap()
+    };
+    for algorithm in [Algorithm::Gspo, Algorithm::Grpo] {
+        let st = update_b(&mut agents, algorithm);
+        assert_eq!((st.sequences, st.cross_sequences), (2, 0), "{algorithm:?}");
+        assert!(st.loss.is_finite());
+    }
+    let naive = update_b(&mut agents, Algorithm::Naive);
+    assert_eq!((naive.sequences, naive.cross_sequences), (4, 2));
+}
+
+/// A group holding only `b`'s four responses (rewards 1, 0, 0, 0), with old log-probs set so
+/// that learner `a`'s current cross ratio of each is `s`.
+fn cross_only_group(agents: &[Agent], s: f64) -> Group {
+    let prompt = "3+4=";
+    let member = |response: &str, reward: f64| {
+        let old = mean_logprob(&agents[0].policy, prompt, response) - s.ln();
+        pooled(Uuid::new_v4(), "b", response, reward, old)
+    };
+    Group {
+        task_id: Uuid::new_v4(),
+        prompt: prompt.into(),
+        rollouts: vec![
+            member("7", 1.0),
+            member("8", 0.0),
+            member("seven: 7", 0.0),
+            member("6", 0.0),
+        ],
+    }
+}
+
+#[test]
+fn the_cross_lower_bound_rises_by_delta_step_with_each_minibatch_of_an_update() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    tracker.record(&[0.5, 0.5]);
+    // Four mini-batches of one cross sample each, at m = 0..3 with bounds 0.8, 0.825, 0.85,
+    // 0.875. A negligible learning rate keeps every s where it was set.
+    for (s, stepwise, inside) in [
+        (0.84, true, 0.5),
+        (0.86, true, 0.75),
+        (0.81, true, 0.25),
+        (0.84, false, 1.0),
+    ] {
+        let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+        agents[0].opt = AdamW::new(agents[0].policy.var_store(), 1e-9, 0.0);
+        let g = cross_only_group(&agents, s);
+        let mut cfg = run_config(Algorithm::Hacpo);
+        cfg.run.minibatches = 4;
+        cfg.algorithm.stepwise_clip = stepwise;
+        let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+        let st = update(&mut agents[0], 0, &batch).unwrap();
+        let o = &st.origin;
+        assert_eq!((st.sequences, st.cross_sequences), (4, 4));
+        assert!(
+            (o.cross_inside - inside).abs() < 1e-12
+                && (o.cross_below - (1.0 - inside)).abs() < 1e-12
+                && o.cross_above == 0.0
+                && (o.clip_cross - (1.0 - inside)).abs() < 1e-12,
+            "s = {s}, stepwise {stepwise}: {o:?}"
+        );
+        assert!((st.cross_ratio_mean - s).abs() < 1e-4, "{st:?}");
+    }
+}
+
+#[test]
+fn omega_scales_cross_terms_by_the_sources_capability_over_the_learners() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    tracker.record(&[0.2, 0.8]); // b is four times as capable as a
+    let agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let to_a = cross_only_group(&agents, 1.0);
+    // The same four responses, written by a and learned by b.
+    let mut to_b = cross_only_group(&[agent("b", tiny("qwen3", 2))], 1.0);
+    for m in &mut to_b.rollouts {
+        m.agent = "a".into();
+    }
+    let loss = |learner: usize, g: &Group, omega_in_loss: bool| {
+        let mut agents = [agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+        let mut cfg = run_config(Algorithm::Hacpo);
+        cfg.algorithm.omega_in_loss = omega_in_loss;
+        let batch = step_one(std::slice::from_ref(g), &index, &tracker, &cfg);
+        update(&mut agents[learner], learner, &batch).unwrap().loss
+    };
+    // Every c = 1 and α = 1: the loss is −ω(j,k)·mean(A), so switching ω off divides by it.
+    let stronger_partner = loss(0, &to_a, true) / loss(0, &to_a, false);
+    let weaker_partner = loss(1, &to_b, true) / loss(1, &to_b, false);
+    assert!((stronger_partner - 4.0).abs() < 1e-4, "{stronger_partner}");
+    assert!((weaker_partner - 0.25).abs() < 1e-4, "{weaker_partner}");
+}
+
+#[test]
+fn own_responses_train_on_their_sampled_ids_and_others_tokenizers_are_re_encoded() {
+    let agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let mut g = group(&agents);
+    // Ids that are not what "4" encodes to: only the sampled ids can give them back.
+    let fp = agents[0].policy.tokenizer_fingerprint().to_string();
+    g.rollouts[0].metadata = json!({ "token_ids": [40, 41, 42], "tokenizer": fp });
+    g.rollouts[1].metadata = json!({ "token_ids": [43], "tokenizer": "another" });
+    let cfg = run_config(Algorithm::Hacpo);
+    let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+    let (items, skipped) = learner_batch(&agents[0], 0, &batch).unwrap();
+    assert_eq!((items.len(), skipped), (4, 0));
+    assert_eq!(items[0].response, [40, 41, 42]);
+    let p = &agents[0].policy;
+    assert_eq!(items[1].response, p.encode_response("5", false).unwrap());
+    // No trajectory ends with the end-of-turn token.
+    let eos = p.eos_token_id().unwrap();
+    assert!(items.iter().all(|t| t.response.last() != Some(&eos)));
+}
+
+#[test]
+fn own_first_order_puts_cross_samples_in_the_last_minibatches() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let mut tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    tracker.record(&[0.5, 0.5]);
+    let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    agents[0].opt = AdamW::new(agents[0].policy.var_store(), 1e-9, 0.0);
+    let mut g = group(&agents);
+    // Cross ratios 0.84: inside at m = 0, 1 and below at m = 2, 3.
+    for m in g.rollouts.iter_mut().filter(|m| m.agent == "b") {
+        m.logprob_mean =
+            Some(mean_logprob(&agents[0].policy, &g.prompt, &m.response) - 0.84f64.ln());
+    }
+    let mut cfg = run_config(Algorithm::Hacpo);
+    cfg.run.minibatches = 4;
+    cfg.algorithm.minibatch_order = MinibatchOrder::OwnFirst;
+    let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+    let st = update(&mut agents[0], 0, &batch).unwrap();
+    assert_eq!(st.origin.cross_below, 1.0, "{st:?}");
+}
+
+#[test]
+fn per_byte_cross_ratios_compare_summed_likelihoods_per_byte_of_text() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let g = group(&agents);
+    let mut cfg = run_config(Algorithm::Hacpo);
+    cfg.algorithm.cross_ratio = CrossRatio::PerByte;
+    let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+    let (items, _) = learner_batch(&agents[0], 0, &batch).unwrap();
+    let b_four = &g.rollouts[2]; // "four: 4", written by b
+    let t = &items[2];
+    assert!(t.sample.cross && t.bytes == 7);
+    let old_sum = b_four.logprob_mean.unwrap() * f64::from(b_four.token_count.unwrap());
+    assert!((t.sample.old_logprob - old_sum / 7.0).abs() < 1e-12);
+    assert_eq!(t.normaliser(CrossRatio::PerByte), 7.0);
+    assert_eq!(
+        items[0].normaliser(CrossRatio::PerByte),
+        items[0].response.len() as f64
+    );
+}
