@@ -84,10 +84,7 @@ struct Scored {
 
 impl Scored {
     fn ell(&self, unit: CrossRatio) -> f64 {
-        match unit {
-            CrossRatio::PerToken => self.sum / self.tokens as f64,
-            CrossRatio::PerByte => self.sum / self.bytes as f64,
-        }
+        self.sum / unit.normaliser(self.tokens, self.bytes)
     }
 }
 

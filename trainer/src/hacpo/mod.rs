@@ -75,6 +75,16 @@ pub enum CrossRatio {
     PerByte,
 }
 
+impl CrossRatio {
+    /// What ℓ divides a response's summed token log-prob by, in this unit.
+    pub fn normaliser(self, tokens: usize, bytes: usize) -> f64 {
+        match self {
+            Self::PerToken => tokens as f64,
+            Self::PerByte => bytes as f64,
+        }
+    }
+}
+
 /// Hyperparameters; the defaults are the paper's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -54,9 +54,10 @@ impl Trajectory {
     /// What ℓ divides the summed token log-prob by: the learner's token count, or for a cross
     /// sample under [`CrossRatio::PerByte`] the text's bytes.
     fn normaliser(&self, unit: CrossRatio) -> f64 {
-        match (self.sample.cross, unit) {
-            (true, CrossRatio::PerByte) => self.bytes as f64,
-            _ => self.response.len() as f64,
+        if self.sample.cross {
+            unit.normaliser(self.response.len(), self.bytes)
+        } else {
+            self.response.len() as f64
         }
     }
 }
