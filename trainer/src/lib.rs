@@ -9,12 +9,16 @@ pub mod chat;
 pub mod checkpoint;
 /// The run's TOML file (`RunConfig`): agents, algorithm, data, verifier; devices.
 pub mod config;
+/// Loading libtorch's CUDA backend at run time into a binary linked without it.
+pub mod cuda;
 /// `trainer experiment`: generated arithmetic tasks, warm-up, arms × seeds, the report.
 pub mod experiment;
 /// Batched sampling with a KV cache: temperature, top-p, stop tokens.
 pub mod generation;
 /// GGUF files: the container, dequantisation, and import into a Hugging Face layout.
 pub mod gguf;
+/// `trainer gpu-check`: the parts of `scripts/gpu-check` (peak, update, generation, parity, agents).
+pub mod gpucheck;
 /// HACPO and its baselines as pure functions: capabilities, advantages, losses.
 pub mod hacpo;
 /// Log-probs of responses under a model (`ResponseScores`).

@@ -40,6 +40,12 @@ enum Command {
     InitModel(InitModelArgs),
     /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
     ImportGguf(ImportGgufArgs),
+    /// One part of `scripts/gpu-check` (matmul peak, update step, generation, parity, two
+    /// agents, report), writing its JSON into the output folder.
+    GpuCheck {
+        #[command(subcommand)]
+        part: trainer::gpucheck::Part,
+    },
 }
 
 #[derive(Args)]
@@ -154,14 +160,23 @@ struct LogprobArgs {
 
 fn load(args: &ModelArgs) -> Result<Policy> {
     let device = args.device;
-    if device.is_cuda() && !tch::Cuda::is_available() {
-        bail!("CUDA requested but not available in this libtorch build");
+    if device.is_cuda() {
+        require_cuda()?;
     }
     let start = std::time::Instant::now();
     let policy = Policy::load(&args.model, device)
         .with_context(|| format!("cannot load model {}", args.model.display()))?;
     tracing::info!(secs = start.elapsed().as_secs_f64(), model = %args.model.display(), "loaded");
     Ok(policy)
+}
+
+/// Makes CUDA usable (loading libtorch's CUDA backend when the binary was linked without it).
+fn require_cuda() -> Result<()> {
+    match trainer::cuda::load_backend() {
+        Ok(true) => Ok(()),
+        Ok(false) => bail!("CUDA requested but libtorch sees no CUDA device"),
+        Err(e) => bail!("CUDA requested but libtorch's CUDA backend did not load: {e}"),
+    }
 }
 
 fn main() -> Result<()> {
@@ -180,6 +195,7 @@ fn main() -> Result<()> {
         Command::Experiment(a) => experiment(a),
         Command::InitModel(a) => init_model(a),
         Command::ImportGguf(a) => import_gguf(a),
+        Command::GpuCheck { part } => trainer::gpucheck::run(part),
     }
 }
 
@@ -236,6 +252,9 @@ fn logprob(a: LogprobArgs) -> Result<()> {
 
 fn run(a: RunArgs) -> Result<()> {
     let cfg = RunConfig::load(&a.config)?;
+    if cfg.agents.iter().any(|x| x.device.is_cuda()) {
+        require_cuda()?;
+    }
     match &a.agent {
         Some(name) => trainer::train::run_agent(&cfg, name),
         None => trainer::train::run(&cfg),
