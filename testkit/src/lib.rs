@@ -5,12 +5,15 @@
 //!   inside the run's throwaway database (`DATABASE_URL`, set by `scripts/test`).
 //! - [`workspace_binary`], [`free_addr`]: the binaries of this build, a free loopback port.
 //! - [`VerifierProcess`]: the real `verifier serve` on a schema, talked to only over HTTP.
+//! - [`VllmProcess`]: a real vLLM server (`scripts/setup.d/50-vllm.sh`) on a model folder.
 
 mod binary;
 mod verifier;
+mod vllm;
 
 pub use binary::{repo_root, workspace_binary};
 pub use verifier::VerifierProcess;
+pub use vllm::{VllmProcess, vllm_executable};
 
 use std::time::Duration;
 

@@ -123,6 +123,33 @@ pub struct AgentSection {
     /// AdamW weight decay.
     #[serde(default)]
     pub weight_decay: f64,
+    /// Where its rollouts are sampled (`[agents.generation]`; default: by the training model).
+    #[serde(default)]
+    pub generation: GenerationBackend,
+}
+
+/// Where an agent samples its rollouts (`backend = "tch" | "openai"`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(tag = "backend", rename_all = "lowercase", deny_unknown_fields)]
+pub enum GenerationBackend {
+    /// The training model itself, on libtorch.
+    #[default]
+    Tch,
+    /// An OpenAI-compatible serving engine (vLLM, `VLLM_SERVER_DEV_MODE=1`) serving the agent's
+    /// starting model; the trainer syncs its weights to it after every step.
+    Openai {
+        /// The engine's base URL, e.g. `http://127.0.0.1:8000`.
+        url: String,
+        /// The model name the engine serves (its `--served-model-name`, or the path it loaded).
+        model: String,
+        /// Where the weights for the engine are written, a folder the engine can read
+        /// (default `output_dir/<agent>/engine`); relative to the config file.
+        #[serde(default)]
+        sync_dir: Option<PathBuf>,
+        /// How long a run waits at start for the engine to answer.
+        #[serde(default = "ten_minutes")]
+        ready_timeout_s: u64,
+    },
 }
 
 fn one() -> usize {
@@ -175,6 +202,12 @@ impl RunConfig {
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
         for a in &mut cfg.agents {
             a.model = base.join(&a.model);
+            if let GenerationBackend::Openai {
+                sync_dir: Some(d), ..
+            } = &mut a.generation
+            {
+                *d = base.join(&*d);
+            }
         }
         cfg.validate()?;
         Ok(cfg)
@@ -216,6 +249,60 @@ impl RunConfig {
             self.agents.iter().all(|a| a.lr > 0.0),
             "every agent needs lr > 0"
         );
+        for a in &self.agents {
+            if let GenerationBackend::Openai { url, model, .. } = &a.generation {
+                ensure!(
+                    url.starts_with("http://") || url.starts_with("https://"),
+                    "agents.generation.url of agent `{}` must be an http(s) URL, got `{url}`",
+                    a.name
+                );
+                ensure!(
+                    !model.is_empty(),
+                    "agents.generation.model of agent `{}` must not be empty",
+                    a.name
+                );
+            }
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(extra: &str) -> Result<AgentSection, toml::de::Error> {
+        toml::from_str(&format!("name = \"a\"\nmodel = \"m\"\nlr = 1e-3\n{extra}"))
+    }
+
+    #[test]
+    fn generation_defaults_to_tch_and_reads_an_openai_engine() {
+        assert_eq!(agent("").unwrap().generation, GenerationBackend::Tch);
+        let a = agent(
+            "[generation]\nbackend = \"openai\"\nurl = \"http://127.0.0.1:8000\"\nmodel = \"smol\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            a.generation,
+            GenerationBackend::Openai {
+                url: "http://127.0.0.1:8000".into(),
+                model: "smol".into(),
+                sync_dir: None,
+                ready_timeout_s: 600,
+            }
+        );
+    }
+
+    #[test]
+    fn bad_generation_sections_are_errors_naming_the_field() {
+        let e = agent("[generation]\nbackend = \"sglang\"\n").unwrap_err();
+        assert!(e.to_string().contains("sglang"), "{e}");
+        let e = agent("[generation]\nbackend = \"openai\"\nurl = \"http://x\"\n").unwrap_err();
+        assert!(e.to_string().contains("model"), "{e}");
+        let e = agent(
+            "[generation]\nbackend = \"openai\"\nurl = \"http://x\"\nmodel = \"m\"\nport = 1\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("port"), "{e}");
     }
 }

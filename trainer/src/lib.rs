@@ -11,6 +11,8 @@ pub mod checkpoint;
 pub mod config;
 /// Loading libtorch's CUDA backend at run time into a binary linked without it.
 pub mod cuda;
+/// Generation on an OpenAI-compatible serving engine (vLLM) and the weight sync to it.
+pub mod engine;
 /// `trainer experiment`: generated arithmetic tasks, warm-up, arms × seeds, the report.
 pub mod experiment;
 /// Batched sampling with a KV cache: temperature, top-p, stop tokens.

@@ -417,19 +417,23 @@ impl Policy {
         prompts
             .into_iter()
             .zip(sampled)
-            .map(|(prompt_ids, sampled)| {
-                let mut g = Generation {
-                    prompt_ids,
-                    sampled,
-                    text: String::new(),
-                };
-                g.text = self
-                    .tokenizer
-                    .decode(g.response_ids(), true)?
-                    .replace('\0', "\u{FFFD}");
-                Ok(g)
-            })
+            .map(|(prompt_ids, sampled)| self.generation(prompt_ids, sampled))
             .collect()
+    }
+
+    /// A generation from ids sampled elsewhere (e.g. by a serving engine), its text decoded by
+    /// this policy's tokenizer as for its own samples.
+    pub fn generation(&self, prompt_ids: Vec<i64>, sampled: Sampled) -> Result<Generation> {
+        let mut g = Generation {
+            prompt_ids,
+            sampled,
+            text: String::new(),
+        };
+        g.text = self
+            .tokenizer
+            .decode(g.response_ids(), true)?
+            .replace('\0', "\u{FFFD}");
+        Ok(g)
     }
 
     /// Scores token-id pairs (differentiable; wrap in `tch::no_grad` when no gradient is needed).

@@ -202,6 +202,7 @@ impl ExperimentConfig {
                 device: a.device,
                 lr: lr.unwrap_or(a.lr),
                 weight_decay: a.weight_decay,
+                generation: Default::default(),
             })
             .collect();
         Ok(RunConfig {

@@ -1,12 +1,13 @@
 //! Algorithm 1's rollout step: the step's prompts are drawn, every agent samples G responses to
-//! each, and each response's mean token log-prob (ℓ_old) is recomputed by the training model.
+//! each — with its training model, or on its serving engine — and each response's mean token
+//! log-prob (ℓ_old) is recomputed by the training model.
 
-use anyhow::Result;
+use anyhow::{Result, ensure};
 use serde_json::json;
 use tch::{Device, Kind};
 use uuid::Uuid;
 
-use super::agent::Agent;
+use super::agent::{Agent, Engine};
 use crate::config::RunConfig;
 use crate::generation::{FinishReason, SamplingParams};
 use crate::policy::Generation;
@@ -36,6 +37,11 @@ pub(super) fn sample_prompts(
 /// token excluded) is recomputed by the training model through the scoring path learners use,
 /// so self ratios start at 1 (up to the rounding of differently padded batches). The ids travel
 /// with the rollout, so the author trains on exactly them.
+///
+/// An agent with a serving engine samples there, on the same prompt ids and settings; ℓ_old is
+/// recomputed all the same (engine and trainer kernels differ: ratios must start at 1 under
+/// the model that learns), and the engine's own mean is kept in `metadata.engine_logprob_mean`
+/// to watch the mismatch. `policy_version` is the weight version the engine says it serves.
 pub(super) fn generate(
     agents: &[(usize, &Agent)],
     prompts: &[TaskSummary],
@@ -60,31 +66,78 @@ pub(super) fn generate(
             ),
             ..SamplingParams::default()
         };
-        let gens = tch::no_grad(|| a.policy.generate(&messages, &params))?;
+        let (gens, version) = match &a.engine {
+            None => (
+                tch::no_grad(|| a.policy.generate(&messages, &params))?,
+                step as i64 - 1,
+            ),
+            Some(engine) => on_engine(a, engine, prompts, g, &params, step)?,
+        };
         let means = mean_logprobs(a, &gens, cfg.run.micro_chunk())?;
         for (i, (o, mean)) in gens.iter().zip(means).enumerate() {
             let ids = o.response_ids();
+            let mut metadata = json!({
+                "token_ids": ids,
+                "tokenizer": a.policy.tokenizer_fingerprint(),
+            });
+            if a.engine.is_some() {
+                let lp = &o.sampled.logprobs[..ids.len()];
+                let engine_mean =
+                    lp.iter().map(|&l| f64::from(l)).sum::<f64>() / ids.len().max(1) as f64;
+                metadata["engine_logprob_mean"] = json!(engine_mean);
+            }
             rollouts.push(NewRollout {
                 id: Some(Uuid::new_v4()),
                 task_id: prompts[i / g].id,
                 agent_id: a.id,
                 run: cfg.run.name.clone(),
                 step: step as i64,
-                policy_version: step as i64 - 1,
+                policy_version: version,
                 response: o.text.clone(),
                 token_count: Some(ids.len() as i32),
                 logprob_mean: Some(mean.min(0.0)),
                 logprob_sum: Some((mean * ids.len() as f64).min(0.0)),
                 ends_turn: Some(o.sampled.finish_reason == FinishReason::Stop),
                 // The learner trains its own responses on exactly these ids (`learn::sampled_ids`).
-                metadata: Some(json!({
-                    "token_ids": ids,
-                    "tokenizer": a.policy.tokenizer_fingerprint(),
-                })),
+                metadata: Some(metadata),
             });
         }
     }
     Ok(rollouts)
+}
+
+/// `g` responses per prompt sampled by `agent`'s engine on the prompt ids the training model
+/// would be given, with the weight version the engine serves (checked: the step's own).
+fn on_engine(
+    agent: &Agent,
+    engine: &Engine,
+    prompts: &[TaskSummary],
+    g: usize,
+    params: &SamplingParams,
+    step: usize,
+) -> Result<(Vec<Generation>, i64)> {
+    let expected = step as i64 - 1;
+    let served = engine.client.weight_version()?;
+    ensure!(
+        served == Some(expected),
+        "agent {}'s engine at {} serves weight version {served:?}, not {expected} (the weights \
+         after step {expected}): is another trainer syncing it?",
+        agent.cfg.name,
+        engine.client.url()
+    );
+    let ids = prompts
+        .iter()
+        .map(|p| agent.policy.encode_prompt(&p.prompt))
+        .collect::<Result<Vec<_>>>()?;
+    let sampled = engine
+        .client
+        .complete(&ids, g, params, agent.policy.stop_token_ids())?;
+    let gens = sampled
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| agent.policy.generation(ids[i / g].clone(), s))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((gens, expected))
 }
 
 /// ℓ_old of each generation under `agent`'s training model, scored `chunk` sequences at a time

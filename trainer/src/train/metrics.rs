@@ -136,6 +136,8 @@ pub(super) struct StepOutcome {
     pub(super) generate_seconds: f64,
     /// Wall time of every learner's update.
     pub(super) train_seconds: f64,
+    /// Wall time of the weight sync to serving engines (0 without one).
+    pub(super) sync_seconds: f64,
 }
 
 /// The `extra` column of a `train_metrics` row: serialized into [`StepMetrics::extra`].
@@ -164,6 +166,8 @@ pub struct StepExtra {
     pub generate_seconds: f64,
     /// Wall time of every learner's update.
     pub train_seconds: f64,
+    /// Wall time of the weight sync to serving engines (0 without one).
+    pub sync_seconds: f64,
 }
 
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
@@ -230,6 +234,7 @@ impl StepOutcome {
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
+                sync_seconds: self.sync_seconds,
             })?,
             created_at: None,
         })
@@ -297,6 +302,7 @@ mod tests {
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
+                sync_seconds: 0.5,
             })
             .unwrap(),
             created_at: None,
@@ -314,7 +320,7 @@ mod tests {
                 "clip_own": 0.25, "clip_cross": 0.5, "cross_below": 0.5,
                 "cross_inside": 0.25, "cross_above": 0.25, "adv_abs_own": 0.75,
                 "adv_abs_cross": 0.5, "response_tokens": 12.0, "entropy": 1.5,
-                "generate_seconds": 1.5, "train_seconds": 2.5,
+                "generate_seconds": 1.5, "train_seconds": 2.5, "sync_seconds": 0.5,
             },
         });
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);

@@ -1,8 +1,8 @@
 //! The training loop (HACPO Algorithm 1) for n heterogeneous agents, and its baselines: every
 //! step each agent generates G responses per prompt ([`generate`]), the verifier scores and pools
 //! them, the step's groups are read back ([`pool`]) and capabilities updated, every learner
-//! updates from the groups ([`learn`]), then evaluation ([`eval`]), metrics ([`metrics`]) and
-//! checkpoints.
+//! updates from the groups ([`learn`]), agents that generate on a serving engine sync their new
+//! weights to it ([`agent`]), then evaluation ([`eval`]), metrics ([`metrics`]) and checkpoints.
 //!
 //! A process trains every agent of the run ([`run`]) or one of them ([`run_agent`]), on the same
 //! path: it generates, learns, evaluates and checkpoints for its own agents only, and reads a
@@ -13,6 +13,7 @@ mod agent;
 mod eval;
 mod generate;
 mod learn;
+mod local;
 mod metrics;
 mod pool;
 
@@ -33,6 +34,7 @@ use metrics::StepOutcome;
 
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
+pub use local::{LocalRun, LocalStep};
 pub use metrics::{OriginStats, StepExtra, UpdateStats};
 
 /// Checkpoint bookkeeping, in `state.json` of a process's state folder.
@@ -113,7 +115,15 @@ impl<'a> Trainer<'a> {
                     Some(s) => checkpoint_dir(&cfg.run.output_dir, &a.name, s.step),
                     None => a.model.clone(),
                 };
-                let agent = Agent::load(a, &from, &client, cfg.algorithm.needs_reference_model())?;
+                let agent = Agent::load(
+                    a,
+                    &from,
+                    &client,
+                    cfg.algorithm.needs_reference_model(),
+                    &cfg.run.output_dir,
+                )?;
+                // An engine may serve other weights than the ones loaded (a resumed run).
+                agent.sync_engine(start as i64 - 1)?;
                 Ok((k, agent))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -221,6 +231,11 @@ impl<'a> Trainer<'a> {
             .map(|(k, learner)| learn::update(learner, *k, &batch))
             .collect::<Result<Vec<_>>>()?;
         let train_seconds = t1.elapsed().as_secs_f64();
+        let t2 = Instant::now();
+        for (_, learner) in &self.learners {
+            learner.sync_engine(step as i64)?;
+        }
+        let sync_seconds = t2.elapsed().as_secs_f64();
         let tokens: i64 = groups
             .iter()
             .flat_map(|g| &g.rollouts)
@@ -248,6 +263,7 @@ impl<'a> Trainer<'a> {
             eval_accuracy,
             generate_seconds,
             train_seconds,
+            sync_seconds,
         };
         let mut log = String::new();
         for (i, (_, a)) in self.learners.iter().enumerate() {
@@ -258,11 +274,12 @@ impl<'a> Trainer<'a> {
         }
         append(&self.state_dir.join(METRICS_FILE), &log)?;
         tracing::info!(
-            "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s)",
+            "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s, engine sync {:.1}s)",
             cfg.run.steps,
             outcome.summary(&self.learners),
             t0.elapsed().as_secs_f64(),
-            tokens as f64 / generate_seconds.max(1e-9)
+            tokens as f64 / generate_seconds.max(1e-9),
+            sync_seconds
         );
 
         if step.is_multiple_of(cfg.run.checkpoint_every) || step == cfg.run.steps {

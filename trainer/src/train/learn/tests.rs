@@ -31,6 +31,7 @@ fn agent(name: &str, policy: Policy) -> Agent {
         device: Device::Cpu,
         lr: 3e-3,
         weight_decay: 0.0,
+        generation: Default::default(),
     };
     let opt = AdamW::new(policy.var_store(), cfg.lr, 0.0);
     Agent {
@@ -39,6 +40,7 @@ fn agent(name: &str, policy: Policy) -> Agent {
         policy,
         reference: None,
         opt,
+        engine: None,
     }
 }
 
