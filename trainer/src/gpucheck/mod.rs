@@ -4,6 +4,7 @@
 //! them into `summary.json` and `summary.md`. Models get random weights from a config in the
 //! repository and a real tokenizer: no checkpoint has to travel to the GPU machine.
 
+mod agents;
 mod flops;
 mod memory;
 mod parts;
@@ -30,6 +31,8 @@ pub enum Part {
     Generate(parts::GenerateArgs),
     /// A model folder and this crate's logits for a prompt, for the transformers parity script.
     Parity(parts::ParityArgs),
+    /// Two agents of different families doing HACPO updates from rollouts they generate.
+    Agents(agents::AgentsArgs),
     /// Gathers the parts' files into summary.json and summary.md (and prints the latter).
     Report(report::ReportArgs),
 }
@@ -161,6 +164,7 @@ pub fn run(part: Part) -> Result<()> {
         Part::Update(a) => parts::update(a),
         Part::Generate(a) => parts::generate(a),
         Part::Parity(a) => parts::parity(a),
+        Part::Agents(a) => agents::run(a),
         Part::Report(a) => report::run(a),
     }
 }
