@@ -31,6 +31,8 @@ pub mod models;
 pub mod optim;
 /// An agent's policy: model, tokenizer, chat template, device and dtype.
 pub mod policy;
+/// Progress bars (or, off a terminal, log lines) of steps and their phases, with ETA.
+pub mod progress;
 /// Seeded, platform-independent random numbers (prompt draws, tasks, batch order).
 pub mod rng;
 /// Supervised fine-tuning on reference responses (the experiment's warm-up).

@@ -186,7 +186,8 @@ fn main() -> Result<()> {
         )
         // Colour codes only for a terminal: piped logs stay plain text.
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
+        // Through the progress bars, which it lifts while a line is printed.
+        .with_writer(|| trainer::progress::LogWriter)
         .init();
     match Cli::parse().command {
         Command::Generate(a) => generate(a),

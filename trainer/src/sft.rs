@@ -9,6 +9,7 @@ use tch::Kind;
 
 use crate::optim::{AdamW, MAX_GRAD_NORM, clip_grad_norm};
 use crate::policy::{Policy, TextPair};
+use crate::progress::Progress;
 use crate::rng::XorShift64;
 
 /// Warm-up settings.
@@ -36,6 +37,7 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
     let mut rng = XorShift64(cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B);
     let mut losses = Vec::with_capacity(cfg.steps);
     let start = Instant::now();
+    let progress = Progress::new("warm-up", "step", 0, cfg.steps);
     for step in 1..=cfg.steps {
         let batch: Vec<TextPair> = (0..cfg.batch_size)
             .map(|_| examples[(rng.next_u64() % examples.len() as u64) as usize].clone())
@@ -49,13 +51,15 @@ pub fn supervised(policy: &mut Policy, examples: &[TextPair], cfg: &SftConfig) -
         clip_grad_norm(policy.var_store(), MAX_GRAD_NORM);
         opt.step();
         losses.push(value);
+        progress.inc();
         if step % 50 == 0 || step == cfg.steps {
             let window = &losses[losses.len().saturating_sub(50)..];
             tracing::info!(
-                "warm-up step {step}/{} loss={:.4} ({:.1}s)",
+                "warm-up step {step}/{} loss={:.4} ({:.1}s, {})",
                 cfg.steps,
                 window.iter().sum::<f64>() / window.len() as f64,
-                start.elapsed().as_secs_f64()
+                start.elapsed().as_secs_f64(),
+                progress.eta()
             );
         }
     }

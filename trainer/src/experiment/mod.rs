@@ -19,6 +19,7 @@ use serde_json::json;
 use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
 use crate::hacpo::HacpoConfig;
 use crate::policy::{Policy, TextPair};
+use crate::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::sft::{SftConfig, supervised};
 use crate::train::{evaluate_policy, register_agent};
@@ -355,18 +356,31 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     // Seed-major: an interrupted experiment has every arm for the seeds it finished, which is
     // what the paired comparison needs.
     let total = cfg.experiment.seeds.len() * cfg.experiment.arms.len();
+    let mut finished = 0;
+    for &seed in &cfg.experiment.seeds {
+        for arm in &cfg.experiment.arms {
+            finished += usize::from(ctx.finished(arm, seed, lr)?);
+        }
+    }
+    // Finished runs are read back, not run: the ETA counts the runs this invocation trains.
+    let progress = Progress::new(&cfg.run.name, "run", finished, total);
     let mut by_arm: Vec<Vec<SeedResult>> = vec![Vec::new(); cfg.experiment.arms.len()];
     for (s_idx, &seed) in cfg.experiment.seeds.iter().enumerate() {
         for (a_idx, arm) in cfg.experiment.arms.iter().enumerate() {
+            let was_finished = ctx.finished(arm, seed, lr)?;
             tracing::info!(
-                "run {}/{total}: arm {}, seed {seed}",
+                "run {}/{total}: arm {}, seed {seed} ({})",
                 s_idx * cfg.experiment.arms.len() + a_idx + 1,
-                arm.name
+                arm.name,
+                progress.timing()
             );
-            if cfg.experiment.report_only && !ctx.finished(arm, seed, lr)? {
+            if cfg.experiment.report_only && !was_finished {
                 continue;
             }
             by_arm[a_idx].push(ctx.run(arm, seed, lr)?);
+            if !was_finished {
+                progress.inc();
+            }
         }
     }
     let arms = cfg

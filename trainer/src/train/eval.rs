@@ -9,22 +9,26 @@ use super::agent::Agent;
 use crate::config::RunConfig;
 use crate::generation::SamplingParams;
 use crate::policy::Policy;
+use crate::progress::Phase;
 use crate::verifier::VerifierClient;
 use wire::{NewRollout, TaskSummary};
 
-/// Greedy pass@1 of each agent of `agents` on the held-out tasks.
+/// Greedy pass@1 of each agent of `agents` on the held-out tasks; `phase` counts the agents
+/// done.
 pub(super) fn evaluate(
     agents: &[(usize, Agent)],
     tasks: &[TaskSummary],
     client: &VerifierClient,
     cfg: &RunConfig,
     step: usize,
+    phase: &Phase,
 ) -> Result<Vec<f64>> {
     let run = format!("{}/eval", cfg.run.name);
     agents
         .iter()
         .map(|(_, a)| {
-            evaluate_policy(
+            phase.say(a.cfg.name.clone());
+            let accuracy = evaluate_policy(
                 &a.policy,
                 a.id,
                 tasks,
@@ -32,7 +36,9 @@ pub(super) fn evaluate(
                 &run,
                 step,
                 cfg.run.max_new_tokens,
-            )
+            );
+            phase.inc(1);
+            accuracy
         })
         .collect()
 }

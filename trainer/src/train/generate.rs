@@ -11,6 +11,7 @@ use super::agent::{Agent, Engine};
 use crate::config::RunConfig;
 use crate::generation::{FinishReason, SamplingParams};
 use crate::policy::Generation;
+use crate::progress::Phase;
 use crate::rng::SplitMix64;
 use wire::{NewRollout, TaskSummary};
 
@@ -42,15 +43,18 @@ pub(super) fn sample_prompts(
 /// recomputed all the same (engine and trainer kernels differ: ratios must start at 1 under
 /// the model that learns), and the engine's own mean is kept in `metadata.engine_logprob_mean`
 /// to watch the mismatch. `policy_version` is the weight version the engine says it serves.
+/// `phase` counts the agents done.
 pub(super) fn generate(
     agents: &[(usize, &Agent)],
     prompts: &[TaskSummary],
     g: usize,
     cfg: &RunConfig,
     step: usize,
+    phase: &Phase,
 ) -> Result<Vec<NewRollout>> {
     let mut rollouts = Vec::new();
     for &(k, a) in agents {
+        phase.say(a.cfg.name.clone());
         let messages: Vec<String> = prompts
             .iter()
             .flat_map(|p| std::iter::repeat_n(p.prompt.clone(), g))
@@ -102,6 +106,7 @@ pub(super) fn generate(
                 metadata: Some(metadata),
             });
         }
+        phase.inc(1);
     }
     Ok(rollouts)
 }

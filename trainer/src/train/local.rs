@@ -18,6 +18,7 @@ use crate::config::{GenerationBackend, RunConfig};
 use crate::hacpo::CapabilityTracker;
 use crate::optim::AdamW;
 use crate::policy::Policy;
+use crate::progress::Phase;
 
 /// The agents of a run, training without a verifier.
 pub struct LocalRun {
@@ -114,7 +115,7 @@ impl LocalRun {
             .algorithm
             .rollouts_per_prompt(cfg.run.group_size);
         let own: Vec<(usize, &Agent)> = self.agents.iter().enumerate().collect();
-        let rollouts = generate::generate(&own, &prompts, g, cfg, step)?;
+        let rollouts = generate::generate(&own, &prompts, g, cfg, step, &Phase::hidden())?;
         let generate_seconds = t0.elapsed().as_secs_f64();
 
         let names: HashMap<Uuid, &str> = self
@@ -170,7 +171,7 @@ impl LocalRun {
             .agents
             .iter_mut()
             .enumerate()
-            .map(|(k, a)| learn::update(a, k, &batch))
+            .map(|(k, a)| learn::update(a, k, &batch, &Phase::hidden()))
             .collect::<Result<Vec<_>>>()?;
         Ok(LocalStep {
             generate_seconds,

@@ -27,6 +27,7 @@ use wire::{Group, TaskSummary};
 
 use crate::config::RunConfig;
 use crate::hacpo::CapabilityTracker;
+use crate::progress::Progress;
 use crate::verifier::VerifierClient;
 use agent::Agent;
 use learn::UpdateBatch;
@@ -175,8 +176,10 @@ impl<'a> Trainer<'a> {
 
     /// Trains the remaining steps.
     fn train(mut self) -> Result<()> {
-        for step in self.start..=self.cfg.run.steps {
-            self.step(step)?;
+        let cfg = self.cfg;
+        let progress = Progress::new(&cfg.run.name, "step", self.start - 1, cfg.run.steps);
+        for step in self.start..=cfg.run.steps {
+            self.step(step, &progress)?;
         }
         Ok(())
     }
@@ -184,7 +187,7 @@ impl<'a> Trainer<'a> {
     /// The groups of `step`: this process's agents generate and submit their rollouts unless
     /// the pool holds them already (a crash after submission: they are trained on as stored),
     /// then the groups are read once every agent of the run has submitted.
-    fn groups(&self, step: usize) -> Result<Vec<Group>> {
+    fn groups(&self, step: usize, progress: &Progress) -> Result<Vec<Group>> {
         let cfg = self.cfg;
         let missing = pool::missing_agents(&self.client, cfg, step)?;
         let own: Vec<(usize, &Agent)> = self
@@ -193,26 +196,35 @@ impl<'a> Trainer<'a> {
             .filter(|(_, a)| missing.contains(&a.cfg.name))
             .map(|(k, a)| (*k, a))
             .collect();
-        if !own.is_empty() {
+        let scoring = if own.is_empty() {
+            progress.phase("scoring", "agents pooled", cfg.agents.len())
+        } else {
             let prompts =
                 generate::sample_prompts(&self.train, cfg.run.prompts_per_step, cfg.run.seed, step);
             let g = cfg
                 .algorithm
                 .algorithm
                 .rollouts_per_prompt(cfg.run.group_size);
-            let rollouts = generate::generate(&own, &prompts, g, cfg, step)?;
+            let phase = progress.phase("generation", "agents", own.len());
+            let rollouts = generate::generate(&own, &prompts, g, cfg, step, &phase)?;
+            phase.finish();
+            let scoring = progress.phase("scoring", "agents pooled", cfg.agents.len());
+            scoring.say(format!("{} rollouts", rollouts.len()));
             self.client.submit(&rollouts)?;
-        }
-        pool::await_agents(&self.client, cfg, step)?;
-        self.client.groups(&cfg.run.name, step as i64)
+            scoring
+        };
+        pool::await_agents(&self.client, cfg, step, &scoring)?;
+        let groups = self.client.groups(&cfg.run.name, step as i64)?;
+        scoring.finish();
+        Ok(groups)
     }
 
     /// One step of Algorithm 1 for this process's learners: groups, capabilities, updates,
     /// evaluation, metrics, checkpoints.
-    fn step(&mut self, step: usize) -> Result<()> {
+    fn step(&mut self, step: usize, progress: &Progress) -> Result<()> {
         let cfg = self.cfg;
         let t0 = Instant::now();
-        let groups = self.groups(step)?;
+        let groups = self.groups(step, progress)?;
         let generate_seconds = t0.elapsed().as_secs_f64();
         let accuracy = pool::accuracy_per_agent(&groups, &self.index, cfg.agents.len());
         self.tracker.record(&accuracy);
@@ -225,11 +237,20 @@ impl<'a> Trainer<'a> {
             cfg,
             step,
         };
+        let updates = progress.phase(
+            "updates",
+            "mini-batches",
+            self.learners.len() * cfg.run.minibatches,
+        );
         let stats = self
             .learners
             .iter_mut()
-            .map(|(k, learner)| learn::update(learner, *k, &batch))
+            .map(|(k, learner)| {
+                updates.say(learner.cfg.name.clone());
+                learn::update(learner, *k, &batch, &updates)
+            })
             .collect::<Result<Vec<_>>>()?;
+        updates.finish();
         let train_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
         for (_, learner) in &self.learners {
@@ -247,13 +268,11 @@ impl<'a> Trainer<'a> {
             && !self.eval.is_empty()
             && (step.is_multiple_of(cfg.run.eval_every) || step == cfg.run.steps)
         {
-            Some(eval::evaluate(
-                &self.learners,
-                &self.eval,
-                &self.client,
-                cfg,
-                step,
-            )?)
+            let phase = progress.phase("evaluation", "agents", self.learners.len());
+            let accuracy =
+                eval::evaluate(&self.learners, &self.eval, &self.client, cfg, step, &phase)?;
+            phase.finish();
+            Some(accuracy)
         } else {
             None
         };
@@ -273,13 +292,15 @@ impl<'a> Trainer<'a> {
             log.push('\n');
         }
         append(&self.state_dir.join(METRICS_FILE), &log)?;
+        progress.inc();
         tracing::info!(
-            "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s, engine sync {:.1}s)",
+            "step {step}/{} [{}] {:.1}s ({:.0} gen tok/s, engine sync {:.1}s) {}",
             cfg.run.steps,
             outcome.summary(&self.learners),
             t0.elapsed().as_secs_f64(),
             tokens as f64 / generate_seconds.max(1e-9),
-            sync_seconds
+            sync_seconds,
+            progress.timing()
         );
 
         if step.is_multiple_of(cfg.run.checkpoint_every) || step == cfg.run.steps {

@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 
 use crate::config::RunConfig;
 use crate::hacpo::CapabilityTracker;
+use crate::progress::Phase;
 use crate::verifier::VerifierClient;
 use wire::Group;
 
@@ -54,14 +55,20 @@ const MAX_POLL: Duration = Duration::from_secs(2);
 /// Returns once every agent of the run has rollouts in `step`, polling with back-off: the pool
 /// is the barrier between agents training in separate processes (with all agents in one
 /// process it holds at the first poll). Fails after `run.barrier_timeout_s`, naming the agents
-/// still missing.
-pub(super) fn await_agents(client: &VerifierClient, cfg: &RunConfig, step: usize) -> Result<()> {
+/// still missing. `phase` counts the agents whose rollouts are in.
+pub(super) fn await_agents(
+    client: &VerifierClient,
+    cfg: &RunConfig,
+    step: usize,
+    phase: &Phase,
+) -> Result<()> {
     let timeout = Duration::from_secs(cfg.run.barrier_timeout_s);
     let deadline = Instant::now() + timeout;
     let mut wait = Duration::from_millis(50);
     let mut logged = false;
     loop {
         let missing = missing_agents(client, cfg, step)?;
+        phase.set(cfg.agents.len() - missing.len());
         if missing.is_empty() {
             return Ok(());
         }
@@ -74,6 +81,7 @@ pub(super) fn await_agents(client: &VerifierClient, cfg: &RunConfig, step: usize
                 timeout.as_secs()
             );
         }
+        phase.say(format!("waiting for {}", missing.join(", ")));
         if !logged {
             tracing::info!(step, missing = %missing.join(", "), "waiting for the other agents' rollouts");
             logged = true;

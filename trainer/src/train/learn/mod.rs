@@ -20,6 +20,7 @@ use crate::hacpo::{
     grpo_loss, kl_k3, sequence_loss,
 };
 use crate::optim::{MAX_GRAD_NORM, clip_grad_norm};
+use crate::progress::Phase;
 use crate::rng::shuffle;
 use wire::Group;
 
@@ -63,10 +64,18 @@ impl Trajectory {
 }
 
 /// Learner `k`'s update (`agent` is agent k): advantages, mini-batches, optimizer steps.
-pub(super) fn update(agent: &mut Agent, k: usize, batch: &UpdateBatch) -> Result<UpdateStats> {
+/// `phase` counts `run.minibatches` for the update, one per optimizer step (fewer sequences
+/// than that make fewer steps: the rest count at the end).
+pub(super) fn update(
+    agent: &mut Agent,
+    k: usize,
+    batch: &UpdateBatch,
+    phase: &Phase,
+) -> Result<UpdateStats> {
     let hc = &batch.cfg.algorithm;
     let (mut items, skipped) = learner_batch(agent, k, batch)?;
     if items.is_empty() {
+        phase.inc(batch.cfg.run.minibatches);
         return Ok(UpdateStats {
             skipped,
             ..Default::default()
@@ -184,7 +193,9 @@ pub(super) fn update(agent: &mut Agent, k: usize, batch: &UpdateBatch) -> Result
         agent.opt.step();
         tally.loss += loss_sum;
         tally.kl += kl_sum;
+        phase.inc(1);
     }
+    phase.inc(batch.cfg.run.minibatches.saturating_sub(batches.len()));
     Ok(tally.finish(batches.len(), skipped))
 }
 

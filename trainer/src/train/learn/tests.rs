@@ -181,7 +181,7 @@ fn an_update_ascends_the_advantage_weighted_log_likelihood_of_both_agents_respon
         .map(|m| mean_logprob(&agents[0].policy, &g.prompt, &m.response))
         .collect();
     let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
-    let stats = update(&mut agents[0], 0, &batch).unwrap();
+    let stats = update(&mut agents[0], 0, &batch, &Phase::hidden()).unwrap();
     let after: Vec<f64> = g
         .rollouts
         .iter()
@@ -226,7 +226,7 @@ fn micro_batches_give_the_same_update_as_one_pass() {
             cfg.algorithm.kl_beta = kl_beta;
             let groups = [g];
             let batch = step_one(&groups, &index, &tracker, &cfg);
-            let st = update(&mut agents[0], 0, &batch).unwrap();
+            let st = update(&mut agents[0], 0, &batch, &Phase::hidden()).unwrap();
             results.push((st, flat_weights(agents[0].policy.var_store())));
         }
         let (one, w_one) = &results[0];
@@ -269,7 +269,7 @@ fn isolated_rules_train_on_own_responses_only() {
     let update_b = |agents: &mut [Agent], algorithm| {
         let cfg = run_config(algorithm);
         let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
-        update(&mut agents[1], 1, &batch).unwrap()
+        update(&mut agents[1], 1, &batch, &Phase::hidden()).unwrap()
     };
     for algorithm in [Algorithm::Gspo, Algorithm::Grpo] {
         let st = update_b(&mut agents, algorithm);
@@ -320,7 +320,7 @@ fn the_cross_lower_bound_rises_by_delta_step_with_each_minibatch_of_an_update() 
         cfg.run.minibatches = 4;
         cfg.algorithm.stepwise_clip = stepwise;
         let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
-        let st = update(&mut agents[0], 0, &batch).unwrap();
+        let st = update(&mut agents[0], 0, &batch, &Phase::hidden()).unwrap();
         let o = &st.origin;
         assert_eq!((st.sequences, st.cross_sequences), (4, 4));
         assert!(
@@ -351,7 +351,9 @@ fn omega_scales_cross_terms_by_the_sources_capability_over_the_learners() {
         let mut cfg = run_config(Algorithm::Hacpo);
         cfg.algorithm.omega_in_loss = omega_in_loss;
         let batch = step_one(std::slice::from_ref(g), &index, &tracker, &cfg);
-        update(&mut agents[learner], learner, &batch).unwrap().loss
+        update(&mut agents[learner], learner, &batch, &Phase::hidden())
+            .unwrap()
+            .loss
     };
     // Every c = 1 and α = 1: the loss is −ω(j,k)·mean(A), so switching ω off divides by it.
     let stronger_partner = loss(0, &to_a, true) / loss(0, &to_a, false);
@@ -399,7 +401,7 @@ fn own_first_order_puts_cross_samples_in_the_last_minibatches() {
     cfg.run.minibatches = 4;
     cfg.algorithm.minibatch_order = MinibatchOrder::OwnFirst;
     let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
-    let st = update(&mut agents[0], 0, &batch).unwrap();
+    let st = update(&mut agents[0], 0, &batch, &Phase::hidden()).unwrap();
     assert_eq!(st.origin.cross_below, 1.0, "{st:?}");
 }
 
