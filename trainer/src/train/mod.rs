@@ -2,7 +2,8 @@
 //! step each agent generates G responses per prompt ([`generate`]), the verifier scores and pools
 //! them, the step's groups are read back ([`pool`]) and capabilities updated, every learner
 //! updates from the groups ([`learn`]), agents that generate on a serving engine sync their new
-//! weights to it ([`agent`]), then evaluation ([`eval`]), metrics ([`metrics`]) and checkpoints.
+//! weights to it ([`agent`]), then evaluation ([`eval`]), metrics ([`metrics`], also as
+//! TensorBoard scalars: [`tensorboard`]) and checkpoints.
 //!
 //! A process trains every agent of the run ([`run`]) or one of them ([`run_agent`]), on the same
 //! path: it generates, learns, evaluates and checkpoints for its own agents only, and reads a
@@ -16,6 +17,7 @@ mod learn;
 mod local;
 mod metrics;
 mod pool;
+mod tensorboard;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +34,7 @@ use crate::verifier::VerifierClient;
 use agent::Agent;
 use learn::UpdateBatch;
 use metrics::StepOutcome;
+use tensorboard::EventFile;
 
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
@@ -76,6 +79,9 @@ struct Trainer<'a> {
     state_dir: PathBuf,
     /// The first step to train: 1, or the one after the last checkpoint.
     start: usize,
+    /// Each learner's TensorBoard event file (in its checkpoints' folder), in the order of
+    /// `learners`; none when no step is left to train.
+    boards: Vec<EventFile>,
 }
 
 impl<'a> Trainer<'a> {
@@ -161,6 +167,14 @@ impl<'a> Trainer<'a> {
             }
             None => Vec::new(),
         };
+        let boards = if start <= cfg.run.steps {
+            learners
+                .iter()
+                .map(|(_, a)| EventFile::create(&cfg.run.output_dir.join(&a.cfg.name), start))
+                .collect::<Result<_>>()?
+        } else {
+            Vec::new()
+        };
         Ok(Self {
             cfg,
             client,
@@ -171,6 +185,7 @@ impl<'a> Trainer<'a> {
             eval,
             state_dir,
             start,
+            boards,
         })
     }
 
@@ -288,6 +303,7 @@ impl<'a> Trainer<'a> {
         for (i, (_, a)) in self.learners.iter().enumerate() {
             let row = outcome.metrics(i, &self.learners, &self.tracker, cfg, step)?;
             self.client.record_metrics(&row)?;
+            self.boards[i].log(&row)?;
             log += &serde_json::to_string(&serde_json::json!({ "agent": a.cfg.name, "row": row }))?;
             log.push('\n');
         }
