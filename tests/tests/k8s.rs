@@ -95,12 +95,10 @@ fn objects() -> Vec<Object> {
         .into_iter()
         .filter(|f| !is_kustomization(f))
         .flat_map(|file| {
-            documents(&file)
-                .into_iter()
-                .map(move |doc| Object {
-                    file: file.clone(),
-                    doc,
-                })
+            documents(&file).into_iter().map(move |doc| Object {
+                file: file.clone(),
+                doc,
+            })
         })
         .collect()
 }
@@ -251,7 +249,10 @@ fn every_manifest_is_applied_by_a_kustomization_or_says_it_is_optional() {
     // Every object names its namespace itself too, so `kubectl apply -f FILE` (the optional
     // files' way) puts it in the same place as kustomize does.
     let objs = objects();
-    assert_eq!(find(&objs, "Namespace", "hacrl").file, "deploy/k8s/namespace.yaml");
+    assert_eq!(
+        find(&objs, "Namespace", "hacrl").file,
+        "deploy/k8s/namespace.yaml"
+    );
     for o in &objs {
         if o.kind() != "Namespace" {
             assert_eq!(
@@ -326,7 +327,10 @@ fn manifests_pass_the_kubernetes_schemas_strictly() {
         );
         // It only warns, exit 0, about a kind it has no schema for (a misspelt kind or
         // apiVersion): every object must have been validated, so count the passes.
-        let passed = text.lines().filter(|l| l.contains(" passed for resource ")).count();
+        let passed = text
+            .lines()
+            .filter(|l| l.contains(" passed for resource "))
+            .count();
         assert_eq!(
             passed, expected,
             "kubernetes-validate -k {version} validated {passed} of {expected} objects:\n{text}"
@@ -539,8 +543,14 @@ fn verifier_deployment_is_probed_sized_and_unprivileged_as_the_image_allows() {
         );
     }
     let svc = find(&objs, "Service", "verifier");
-    assert_eq!(svc.doc["spec"]["selector"], d.doc["spec"]["selector"]["matchLabels"]);
-    assert_eq!(svc.doc["spec"]["ports"][0]["targetPort"].as_str(), Some(port_name));
+    assert_eq!(
+        svc.doc["spec"]["selector"],
+        d.doc["spec"]["selector"]["matchLabels"]
+    );
+    assert_eq!(
+        svc.doc["spec"]["ports"][0]["targetPort"].as_str(),
+        Some(port_name)
+    );
 
     // Non-root as the image's own user, nothing loosened for the compile jail.
     for (o, c) in our_containers(&objs, "verifier") {
@@ -552,7 +562,10 @@ fn verifier_deployment_is_probed_sized_and_unprivileged_as_the_image_allows() {
             "{}: not the image's user",
             o.name()
         );
-        assert_eq!(sc["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"));
+        assert_eq!(
+            sc["seccompProfile"]["type"].as_str(),
+            Some("RuntimeDefault")
+        );
         let csc = &c["securityContext"];
         assert_eq!(csc["allowPrivilegeEscalation"].as_bool(), Some(false));
         assert_eq!(strs(&csc["capabilities"]["drop"]), ["ALL"]);
@@ -681,7 +694,9 @@ fn toml_tables(text: &str) -> Vec<(String, BTreeMap<String, String>)> {
             tables.push((line.trim_matches(['[', ']']).to_string(), BTreeMap::new()));
             continue;
         }
-        let (k, v) = line.split_once('=').unwrap_or_else(|| panic!("run.toml: `{line}`"));
+        let (k, v) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("run.toml: `{line}`"));
         let v = v.trim();
         let v = match v.strip_prefix('"') {
             Some(rest) => rest[..rest.find('"').expect("closing quote")].to_string(),
@@ -708,7 +723,11 @@ fn run_config(text: &str) -> Run {
     let run = table("run");
     let mut agents: Vec<Agent> = Vec::new();
     for (name, t) in &tables {
-        let get = |k: &str| t.get(k).cloned().unwrap_or_else(|| panic!("[{name}] has no {k}"));
+        let get = |k: &str| {
+            t.get(k)
+                .cloned()
+                .unwrap_or_else(|| panic!("[{name}] has no {k}"))
+        };
         match name.as_str() {
             "agents" => agents.push(Agent {
                 name: get("name"),
@@ -719,7 +738,9 @@ fn run_config(text: &str) -> Run {
                 served: String::new(),
             }),
             "agents.generation" => {
-                let a = agents.last_mut().expect("[agents.generation] after [[agents]]");
+                let a = agents
+                    .last_mut()
+                    .expect("[agents.generation] after [[agents]]");
                 a.backend = get("backend");
                 a.url = get("url");
                 a.served = get("model");
@@ -806,7 +827,9 @@ fn mount_of(pod: &Value, c: &Value, path: &str) -> (String, bool) {
 }
 
 fn gpus(c: &Value) -> i64 {
-    c["resources"]["limits"]["nvidia.com/gpu"].as_i64().unwrap_or(0)
+    c["resources"]["limits"]["nvidia.com/gpu"]
+        .as_i64()
+        .unwrap_or(0)
 }
 
 #[test]
@@ -884,13 +907,28 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
                     && selects(&selector, &o.doc["spec"]["template"]["metadata"]["labels"])
             })
             .collect();
-        assert_eq!(engines.len(), 1, "Service {} selects {} Deployments", svc.name(), engines.len());
+        assert_eq!(
+            engines.len(),
+            1,
+            "Service {} selects {} Deployments",
+            svc.name(),
+            engines.len()
+        );
         let engine = engines[0];
         assert_eq!(engine.doc["spec"]["replicas"].as_i64(), Some(1));
         let ec = containers(engine.pod())[0];
         let eargs = strs(&ec["args"]);
-        assert_eq!(eargs[0], agent.model, "{}: serves another model", engine.name());
-        let served = &eargs[eargs.iter().position(|a| a == "--served-model-name").unwrap() + 1];
+        assert_eq!(
+            eargs[0],
+            agent.model,
+            "{}: serves another model",
+            engine.name()
+        );
+        let served = &eargs[eargs
+            .iter()
+            .position(|a| a == "--served-model-name")
+            .unwrap()
+            + 1];
         assert_eq!(served, &agent.served);
         assert_eq!(mount_of(engine.pod(), ec, &agent.model).0, models);
         let sync = format!("{}/{}/engine", run.output_dir, agent.name);
@@ -912,7 +950,11 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
             .expect("the Service's targetPort names the engine's port");
         assert_eq!(
             named["containerPort"].as_i64(),
-            Some(eargs[eargs.iter().position(|a| a == "--port").unwrap() + 1].parse().unwrap())
+            Some(
+                eargs[eargs.iter().position(|a| a == "--port").unwrap() + 1]
+                    .parse()
+                    .unwrap()
+            )
         );
         assert!(port > 0);
         // Only this agent's trainer may reach it.
@@ -927,7 +969,11 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
             })
             .unwrap_or_else(|| panic!("no NetworkPolicy guards {}", engine.name()));
         let from = &policy.doc["spec"]["ingress"][0]["from"][0]["podSelector"]["matchLabels"];
-        assert!(selects(from, labels), "{} shuts out its trainer", policy.name());
+        assert!(
+            selects(from, labels),
+            "{} shuts out its trainer",
+            policy.name()
+        );
         assert_eq!(from["hacrl/agent"].as_str(), Some(name.as_str()));
         job_agents.push(name);
     }
@@ -936,12 +982,18 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
     let mut config_agents: Vec<String> = run.agents.iter().map(|a| a.name.clone()).collect();
     config_agents.sort();
     assert_eq!(job_agents, config_agents);
-    assert!(config_agents.len() >= 2, "HACPO shares between two or more agents");
+    assert!(
+        config_agents.len() >= 2,
+        "HACPO shares between two or more agents"
+    );
 
     // The verifier URL is the verifier Service; a step's rollouts fit one submission.
     let (_, selector) = service_at(&objs, &run.verifier_url);
     let verifier = find(&objs, "Deployment", "verifier");
-    assert!(selects(&selector, &verifier.doc["spec"]["template"]["metadata"]["labels"]));
+    assert!(selects(
+        &selector,
+        &verifier.doc["spec"]["template"]["metadata"]["labels"]
+    ));
     let max_batch: usize = env(containers(verifier.pod())[0])["VERIFIER_MAX_BATCH"]
         .as_deref()
         .unwrap()
@@ -955,7 +1007,8 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
 
 /// The real trainer loads the ConfigMap's run.toml (its parser rejects unknown keys and checks
 /// values) and knows each Job's agent: it gets as far as loading that agent's model, which does
-/// not exist here. CUDA devices are read as CPU, so that the check does not need a GPU.
+/// not exist here. CUDA devices are read as CPU, so that the check does not need a GPU, and the
+/// output folder is a temporary one.
 #[test]
 fn the_real_trainer_accepts_the_run_config_for_each_job() {
     let trainer = workspace_binary("trainer").expect("trainer binary");
@@ -967,7 +1020,17 @@ fn the_real_trainer_accepts_the_run_config_for_each_job() {
     assert!(text.contains("device = \"cuda\""));
     let dir = tempdir();
     let config = dir.join("run.toml");
-    std::fs::write(&config, text.replace("device = \"cuda\"", "device = \"cpu\"")).unwrap();
+    // Outputs go to the temporary folder, not to this machine's /runs, should the trainer write
+    // anything before it fails on the model.
+    assert!(text.contains("output_dir = \"/runs\""));
+    let out_dir = dir.join("runs");
+    let local = text
+        .replace("device = \"cuda\"", "device = \"cpu\"")
+        .replace(
+            "output_dir = \"/runs\"",
+            &format!("output_dir = {:?}", out_dir.display().to_string()),
+        );
+    std::fs::write(&config, local).unwrap();
     let mut agents: Vec<String> = our_containers(&objs, "trainer")
         .iter()
         .map(|(_, c)| strs(&c["args"])[4].clone())
@@ -989,7 +1052,10 @@ fn the_real_trainer_accepts_the_run_config_for_each_job() {
         } else {
             format!("loading agent {name} from /models/")
         };
-        assert!(stderr.contains(&expected), "expected `{expected}`:\n{stderr}");
+        assert!(
+            stderr.contains(&expected),
+            "expected `{expected}`:\n{stderr}"
+        );
     }
 }
 
@@ -1001,10 +1067,16 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
     let vllm = testkit::vllm_executable().expect("vLLM");
     let venv = vllm.parent().unwrap().parent().unwrap();
     let version = Command::new(venv.join("bin/python"))
-        .args(["-c", "import importlib.metadata as m; print(m.version('vllm'))"])
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('vllm'))",
+        ])
         .output()
         .unwrap();
-    let version = String::from_utf8(version.stdout).unwrap().trim().to_string();
+    let version = String::from_utf8(version.stdout)
+        .unwrap()
+        .trim()
+        .to_string();
     let out = Command::new(&vllm)
         .args(["serve", "--help=all"])
         // The trainer's environment points at another torch build's libraries.
@@ -1012,7 +1084,11 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
         .env("VLLM_TARGET_DEVICE", "cpu")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let help = String::from_utf8(out.stdout).unwrap();
     // Option lines only (`  --max-model-len MAX_MODEL_LEN`, aliases after `, `), not flags
     // that the prose mentions.
@@ -1027,7 +1103,12 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
     let site = std::fs::read_dir(venv.join("lib"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("python3"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("python3")
+        })
         .expect("the venv's lib/python3.*")
         .join("site-packages");
     let envs = std::fs::read_to_string(site.join("vllm/envs.py")).unwrap();
@@ -1040,7 +1121,12 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
         .iter()
         .filter(|o| o.kind() == "Deployment")
         .flat_map(|o| containers(o.pod()).into_iter().map(move |c| (o, c)))
-        .filter(|(_, c)| c["image"].as_str().unwrap().starts_with("vllm/vllm-openai:"))
+        .filter(|(_, c)| {
+            c["image"]
+                .as_str()
+                .unwrap()
+                .starts_with("vllm/vllm-openai:")
+        })
         .collect();
     assert_eq!(engines.len(), 2, "one engine per agent");
     for (o, c) in engines {
@@ -1054,7 +1140,11 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
         let args = strs(&c["args"]);
         assert!(!args[0].starts_with("--"), "the model path comes first");
         for flag in args.iter().filter(|a| a.starts_with("--")) {
-            assert!(flags.contains(flag.as_str()), "{}: `vllm serve` has no {flag}", o.name());
+            assert!(
+                flags.contains(flag.as_str()),
+                "{}: `vllm serve` has no {flag}",
+                o.name()
+            );
         }
         for var in env(c).keys() {
             let known = if var.starts_with("VLLM_") {
@@ -1062,7 +1152,11 @@ fn vllm_engines_use_real_flags_of_the_tested_release() {
             } else {
                 hub.contains(&format!("os.environ.get(\"{var}\")"))
             };
-            assert!(known, "{}: neither vLLM nor huggingface_hub reads {var}", o.name());
+            assert!(
+                known,
+                "{}: neither vLLM nor huggingface_hub reads {var}",
+                o.name()
+            );
         }
         for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
             let path = c[probe]["httpGet"]["path"].as_str().unwrap();
