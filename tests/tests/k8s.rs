@@ -365,6 +365,7 @@ fn the_schema_check_rejects_a_misspelt_field() {
     );
     assert!(!out.status.success(), "{text}");
     assert!(text.contains("'readinesProbe' was unexpected"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn tempdir() -> PathBuf {
@@ -1057,6 +1058,7 @@ fn the_real_trainer_accepts_the_run_config_for_each_job() {
             "expected `{expected}`:\n{stderr}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The vLLM engines' command line and variables against the vLLM the project's engine test runs
