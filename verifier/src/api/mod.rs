@@ -139,6 +139,8 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
         .route("/openapi.json", get(|| async { axum::Json(ApiDoc::openapi()) }))
+        // HTML pages, not part of the OpenAPI document: /ui (dashboard), /docs (Swagger UI).
+        .merge(crate::ui::routes())
         .fallback(|| async { ApiError::not_found("path", "no such route") })
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(RequestDecompressionLayer::new())

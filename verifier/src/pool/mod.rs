@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod capability;
+pub mod dashboard;
 pub mod rollouts;
 pub mod tasks;
 pub mod training;

@@ -1,0 +1,231 @@
+//! The run page's curves: which metrics it plots and where each comes from (the rollouts'
+//! per-step accuracy, the `train_metrics` columns, the keys the trainer writes into `extra`).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::chart::{self, Drawn, Series};
+use crate::pool::dashboard::{AgentMetrics, StepAccuracy};
+
+/// A plotted metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Mean reward of each agent's rollouts in the step (`agent_step_accuracy`).
+    Accuracy,
+    /// Held-out greedy accuracy, in steps that evaluate (`extra.eval_accuracy`).
+    EvalAccuracy,
+    /// Capability P̂ (`extra.capability`).
+    Capability,
+    /// ω of every other agent as seen by each learner (`extra.omega_source_over_learner`).
+    Omega,
+    /// Own sequences outside the clip range (`extra.clip_own`).
+    ClipOwn,
+    /// Cross sequences outside the cross-agent window (`extra.clip_cross`).
+    ClipCross,
+    /// KL to the reference policy.
+    Kl,
+    /// Gradient norm before clipping.
+    GradNorm,
+    /// Mean loss.
+    Loss,
+    /// Mean tokens of each agent's responses (rollouts' `token_count`).
+    ResponseTokens,
+    /// Mean per-token entropy of the learner's own responses (`extra.entropy`).
+    Entropy,
+}
+
+impl Metric {
+    /// Every metric, in page order.
+    pub const ALL: [Metric; 11] = [
+        Metric::Accuracy,
+        Metric::EvalAccuracy,
+        Metric::Capability,
+        Metric::Omega,
+        Metric::ClipOwn,
+        Metric::ClipCross,
+        Metric::Kl,
+        Metric::GradNorm,
+        Metric::Loss,
+        Metric::ResponseTokens,
+        Metric::Entropy,
+    ];
+
+    /// Stable key, the chart's `data-metric`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Metric::Accuracy => "accuracy",
+            Metric::EvalAccuracy => "eval_accuracy",
+            Metric::Capability => "capability",
+            Metric::Omega => "omega",
+            Metric::ClipOwn => "clip_own",
+            Metric::ClipCross => "clip_cross",
+            Metric::Kl => "kl",
+            Metric::GradNorm => "grad_norm",
+            Metric::Loss => "loss",
+            Metric::ResponseTokens => "response_tokens",
+            Metric::Entropy => "entropy",
+        }
+    }
+
+    /// Chart title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Metric::Accuracy => "Accuracy (mean reward of the step's rollouts)",
+            Metric::EvalAccuracy => "Held-out accuracy",
+            Metric::Capability => "Capability P̂",
+            Metric::Omega => "ω (source → learner)",
+            Metric::ClipOwn => "Clip fraction, own",
+            Metric::ClipCross => "Clip fraction, cross",
+            Metric::Kl => "KL to reference",
+            Metric::GradNorm => "Gradient norm",
+            Metric::Loss => "Loss",
+            Metric::ResponseTokens => "Response length (tokens)",
+            Metric::Entropy => "Entropy (nats/token)",
+        }
+    }
+
+    /// Whether its values are fractions, drawn on [0, 1].
+    fn unit(self) -> bool {
+        matches!(
+            self,
+            Metric::Accuracy
+                | Metric::EvalAccuracy
+                | Metric::Capability
+                | Metric::ClipOwn
+                | Metric::ClipCross
+        )
+    }
+
+    /// The `extra` key of a metric stored there as one number per row.
+    fn extra_key(self) -> Option<&'static str> {
+        match self {
+            Metric::EvalAccuracy => Some("eval_accuracy"),
+            Metric::Capability => Some("capability"),
+            Metric::ClipOwn => Some("clip_own"),
+            Metric::ClipCross => Some("clip_cross"),
+            Metric::Entropy => Some("entropy"),
+            _ => None,
+        }
+    }
+
+    /// The series of this metric: one per agent (ω: per source and learner), by label.
+    fn series(self, accuracy: &[StepAccuracy], metrics: &[AgentMetrics]) -> Vec<Series> {
+        let mut by_label: BTreeMap<String, Vec<(i64, f64)>> = BTreeMap::new();
+        let mut add = |label: &str, step: i64, v: Option<f64>| {
+            if let Some(v) = v {
+                by_label
+                    .entry(label.to_string())
+                    .or_default()
+                    .push((step, v));
+            }
+        };
+        match self {
+            Metric::Accuracy => accuracy
+                .iter()
+                .for_each(|a| add(&a.agent, a.step, Some(a.accuracy))),
+            Metric::ResponseTokens => accuracy
+                .iter()
+                .for_each(|a| add(&a.agent, a.step, a.tokens)),
+            Metric::Kl => metrics.iter().for_each(|m| add(&m.agent, m.step, m.kl)),
+            Metric::GradNorm => metrics
+                .iter()
+                .for_each(|m| add(&m.agent, m.step, m.grad_norm)),
+            Metric::Loss => metrics.iter().for_each(|m| add(&m.agent, m.step, m.loss)),
+            Metric::Omega => {
+                for m in metrics {
+                    let Some(Value::Object(omega)) = m.extra.get("omega_source_over_learner")
+                    else {
+                        continue;
+                    };
+                    for (source, w) in omega {
+                        add(&format!("{source} → {}", m.agent), m.step, w.as_f64());
+                    }
+                }
+            }
+            Metric::EvalAccuracy
+            | Metric::Capability
+            | Metric::ClipOwn
+            | Metric::ClipCross
+            | Metric::Entropy => {
+                let key = self.extra_key().expect("stored in extra");
+                for m in metrics {
+                    add(&m.agent, m.step, m.extra.get(key).and_then(Value::as_f64));
+                }
+            }
+        }
+        // Rows come by agent then step, so every series is in step order.
+        by_label
+            .into_iter()
+            .map(|(label, points)| Series { label, points })
+            .collect()
+    }
+}
+
+/// Every chart of a run's page.
+pub fn charts(accuracy: &[StepAccuracy], metrics: &[AgentMetrics]) -> Vec<Drawn> {
+    Metric::ALL
+        .iter()
+        .map(|&m| chart::draw(m.key(), m.title(), m.unit(), &m.series(accuracy, metrics)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn row(agent: &str, step: i64, extra: Value) -> AgentMetrics {
+        AgentMetrics {
+            agent: agent.into(),
+            step,
+            loss: Some(0.1),
+            kl: None,
+            grad_norm: Some(1.0),
+            extra,
+        }
+    }
+
+    #[test]
+    fn each_metric_takes_its_numbers_from_its_column_or_extra_key() {
+        let accuracy = vec![StepAccuracy {
+            agent: "a".into(),
+            step: 0,
+            rollouts: 4,
+            accuracy: 0.5,
+            tokens: Some(12.0),
+        }];
+        let metrics = vec![
+            row(
+                "a",
+                0,
+                json!({"capability": 0.4, "eval_accuracy": 0.3,
+                "omega_source_over_learner": {"b": 1.5}, "clip_own": "not a number"}),
+            ),
+            row(
+                "a",
+                1,
+                json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0}}),
+            ),
+            row(
+                "b",
+                0,
+                json!({"capability": 0.2, "omega_source_over_learner": {"a": 0.5}}),
+            ),
+        ];
+        let s = |m: Metric| m.series(&accuracy, &metrics);
+        assert_eq!(s(Metric::Accuracy)[0].points, vec![(0, 0.5)]);
+        assert_eq!(s(Metric::ResponseTokens)[0].points, vec![(0, 12.0)]);
+        assert_eq!(s(Metric::Capability).len(), 2);
+        assert_eq!(s(Metric::Capability)[0].points, vec![(0, 0.4), (1, 0.6)]);
+        assert_eq!(s(Metric::EvalAccuracy)[0].points, vec![(0, 0.3)]);
+        let omega = s(Metric::Omega);
+        let labels: Vec<&str> = omega.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["a → b", "b → a"]);
+        assert_eq!(omega[1].points, vec![(0, 1.5), (1, 2.0)]);
+        assert!(s(Metric::ClipOwn).is_empty(), "a non-number is no value");
+        assert!(s(Metric::Kl).is_empty());
+        assert_eq!(charts(&accuracy, &metrics).len(), Metric::ALL.len());
+    }
+}
