@@ -102,6 +102,16 @@ def test_pool_groups_capability_and_metrics(client: hacrl.Client, tag: str, math
     assert cap["capability"] == 1.0 and [s["step"] for s in cap["steps"]] == [1, 2]
     assert client.capability(b["id"], run=tag)["capability"] == 0.0
 
+    subs = client.step_submissions(run=tag, step=1)
+    assert sorted((x["agent"], x["rollouts"]) for x in subs["agents"]) == [(f"ga-{tag}", 1), (f"gb-{tag}", 1)]
+    assert client.step_submissions(run=tag, step=2)["agents"][0]["agent"] == f"ga-{tag}"
+    assert client.wait_for_step([f"ga-{tag}", f"gb-{tag}"], run=tag, step=1, timeout=5)["step"] == 1
+    with pytest.raises(TimeoutError, match=f"gb-{tag}"):
+        client.wait_for_step([f"ga-{tag}", f"gb-{tag}"], run=tag, step=2, timeout=0.3, poll=0.1)
+    with pytest.raises(hacrl.HacrlError) as e:
+        client.step_submissions(run=tag, step=-1)
+    assert (e.value.status, e.value.field) == (422, "step")
+
     client.record_metrics(run=tag, agent_id=a["id"], step=1, loss=0.25, accuracy=1.0, extra={"lr": 1e-6})
     client.record_metrics(run=tag, agent_id=a["id"], step=1, loss=0.125)  # replaces step 1
     rows = client.metrics(run=tag, agent_id=a["id"])

@@ -7,6 +7,7 @@ import json
 import os
 import time
 import uuid
+from urllib.parse import quote
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union, cast
 
@@ -20,6 +21,7 @@ from .types import (
     NewTask,
     Page,
     RewardResponse,
+    StepSubmissions,
     SubmitResult,
     Task,
     TasksStored,
@@ -262,6 +264,41 @@ class Client:
     def pool_groups(self, *, run: str = "default", step: int) -> Groups:
         """Every agent's responses per task of one step, with rewards and log-probs."""
         return cast(Groups, self._get("/v1/pool/groups", run=run, step=step))
+
+    def step_submissions(self, *, run: str = "default", step: int) -> StepSubmissions:
+        """Which agents have stored rollouts in one step of a run, and how many each."""
+        path = f"/v1/runs/{quote(run, safe='')}/steps/{step}"
+        return cast(StepSubmissions, self._get(path))
+
+    def wait_for_step(
+        self,
+        agents: Sequence[str],
+        *,
+        run: str = "default",
+        step: int,
+        timeout: float = 600.0,
+        poll: float = 0.5,
+        max_poll: float = 5.0,
+    ) -> StepSubmissions:
+        """Blocks until every agent named in `agents` has stored rollouts in `step` of `run`: the
+        barrier between agents that train in separate processes (the pool is the only thing they
+        share). Polls with doubling intervals up to `max_poll`; on `timeout` raises TimeoutError
+        naming the agents still missing."""
+        deadline = time.monotonic() + timeout
+        wait = poll
+        while True:
+            s = self.step_submissions(run=run, step=step)
+            missing = sorted(set(agents) - {a["agent"] for a in s["agents"]})
+            if not missing:
+                return s
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(
+                    f"step {step} of run {run!r}: no rollouts after {timeout:g} s from "
+                    + ", ".join(missing)
+                )
+            time.sleep(min(wait, left))
+            wait = min(wait * 2, max_poll)
 
     # -- training metrics ------------------------------------------------------------------
 

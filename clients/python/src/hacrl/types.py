@@ -114,6 +114,18 @@ class Groups(TypedDict):
     groups: List[Group]
 
 
+class AgentSubmission(TypedDict):
+    agent_id: str
+    agent: str
+    rollouts: int  # stored in the step, scored or not
+
+
+class StepSubmissions(TypedDict):
+    run: str
+    step: int
+    agents: List[AgentSubmission]
+
+
 class StepCapability(TypedDict):
     step: int
     rollouts: int
