@@ -479,6 +479,15 @@ async fn dashboard_pages_render_in_a_real_browser() {
     );
     assert_eq!(select(&followed, "table#steps tr").len(), steps + 2);
 
+    // /docs: Swagger UI, served from the binary, renders an operation of /openapi.json.
+    b.goto(&format!("{url}/docs/")).await;
+    let rendered = "return [...document.querySelectorAll('.opblock-summary-path')]\
+                    .some(p => p.textContent.includes('/v1/pool/groups'))";
+    assert!(
+        b.wait_until(rendered, Duration::from_secs(30)).await,
+        "Swagger UI did not render the API"
+    );
+
     // Artefacts for people: the run page and a step.
     let run_png = b.screenshot(&run_url, "run", 1700).await;
     let step_png = b
