@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use e2e::client::Api;
 
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Value, json};
@@ -228,25 +229,17 @@ fn text(e: &ElementRef) -> String {
 }
 
 struct Seeded {
-    http: reqwest::Client,
-    url: String,
+    api: Api,
     agents: Vec<String>,
     tasks: Vec<String>,
 }
 
 impl Seeded {
     async fn post(&self, path: &str, body: Value) -> Value {
-        let r = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .json(&body)
-            .send()
+        self.api
+            .post(path, &body)
             .await
-            .unwrap();
-        let status = r.status();
-        let body: Value = r.json().await.unwrap();
-        assert!(status.is_success(), "POST {path}: {status} {body}");
-        body
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"))
     }
 
     /// Every agent's G responses to every task in `step`, and its metrics row.
@@ -293,19 +286,16 @@ impl Seeded {
 }
 
 async fn seed(url: &str) -> Seeded {
-    let http = reqwest::Client::new();
+    let api = Api::new(url, Duration::from_secs(60));
+    let mut agents = Vec::new();
+    for (name, family) in AGENTS.iter().zip(["llama", "qwen3"]) {
+        agents.push(api.agent(name, family).await.unwrap().to_string());
+    }
     let mut s = Seeded {
-        http,
-        url: url.into(),
-        agents: vec![],
+        api,
+        agents,
         tasks: vec![],
     };
-    for (name, family) in AGENTS.iter().zip(["llama", "qwen3"]) {
-        let a = s
-            .post("/v1/agents", json!({"name": name, "family": family}))
-            .await;
-        s.agents.push(a["id"].as_str().unwrap().into());
-    }
     let tasks = [
         ("0", "What is 3 * 4?", "12"),
         ("1", "What is 2 + 3?", "5"),
@@ -315,28 +305,8 @@ async fn seed(url: &str) -> Seeded {
         "dataset": "dash", "external_id": id, "kind": "math", "prompt": prompt, "reference": gold,
     })).collect::<Vec<_>>()});
     s.post("/v1/tasks", body).await;
-    let page: Value = s
-        .http
-        .get(format!("{url}/v1/tasks?dataset=dash"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut items: Vec<(String, String)> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["external_id"].as_str().unwrap().into(),
-                t["id"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
-    items.sort();
-    s.tasks = items.into_iter().map(|(_, id)| id).collect();
+    let ids = s.api.task_ids("dash").await.unwrap();
+    s.tasks = tasks.iter().map(|(id, ..)| ids[*id].to_string()).collect();
     for step in 0..STEPS {
         s.step(step).await;
     }
