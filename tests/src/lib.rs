@@ -3,6 +3,7 @@
 //! load test shared by the `loadtest` binary and the smoke test.
 
 pub mod client;
+pub mod help;
 pub mod launcher;
 pub mod load;
 pub mod workload;

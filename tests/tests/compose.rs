@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
+use e2e::help::help;
 use e2e::{repo_root, workspace_binary};
 use serde_yaml_ng::Value;
 
@@ -72,43 +73,6 @@ fn env_example() -> BTreeMap<String, String> {
         })
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-/// What `verifier <sub> --help` documents: its long flags, and env var → default.
-struct Help {
-    flags: BTreeSet<String>,
-    env: BTreeMap<String, Option<String>>,
-}
-
-fn help(binary: &Path, sub: &str) -> Help {
-    let out = Command::new(binary)
-        .args([sub, "--help"])
-        .output()
-        .expect("running --help");
-    assert!(
-        out.status.success(),
-        "{} {sub} --help failed",
-        binary.display()
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut flags = BTreeSet::new();
-    let mut env = BTreeMap::new();
-    let mut current_env: Option<String> = None;
-    for line in text.lines().map(str::trim) {
-        if let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--")) {
-            flags.insert(flag.trim_end_matches(',').to_string());
-            current_env = None;
-        } else if let Some(name) = line
-            .strip_prefix("[env: ")
-            .and_then(|r| r.split('=').next())
-        {
-            env.insert(name.to_string(), None);
-            current_env = Some(name.to_string());
-        } else if let (Some(name), Some(d)) = (&current_env, line.strip_prefix("[default: ")) {
-            env.insert(name.clone(), Some(d.trim_end_matches(']').to_string()));
-        }
-    }
-    Help { flags, env }
 }
 
 /// `verifier` invocations in a service: its command array, or the commands of an `sh -c` script.

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use e2e::help::help;
 use e2e::{repo_root, workspace_binary};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
@@ -140,37 +141,6 @@ fn env(container: &Value) -> BTreeMap<String, Option<String>> {
 
 fn containers(pod: &Value) -> Vec<&Value> {
     pod["containers"].as_sequence().unwrap().iter().collect()
-}
-
-/// What `<binary> <sub> --help` documents: its long flags, and the env vars clap names.
-struct Help {
-    flags: BTreeSet<String>,
-    env: BTreeSet<String>,
-}
-
-fn help(binary: &Path, sub: &str) -> Help {
-    let out = Command::new(binary)
-        .args([sub, "--help"])
-        .output()
-        .expect("running --help");
-    assert!(
-        out.status.success(),
-        "{} {sub} --help failed: {}",
-        binary.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut flags = BTreeSet::new();
-    let mut env = BTreeSet::new();
-    for line in text.lines().map(str::trim) {
-        if let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--")) {
-            flags.insert(flag.trim_end_matches(',').to_string());
-        }
-        if let Some(rest) = line.strip_prefix("[env: ") {
-            env.insert(rest.split('=').next().unwrap().to_string());
-        }
-    }
-    Help { flags, env }
 }
 
 /// `${HACRL_CACHE:-$HOME/.cache/hacrl}`, as the setup scripts resolve it.
@@ -419,7 +389,7 @@ fn verifier_pods_use_only_real_flags_and_env_vars() {
         }
         for var in env(c).keys() {
             assert!(
-                h.env.contains(var) || VERIFIER_NON_FLAG_ENV.contains(&var.as_str()),
+                h.env.contains_key(var) || VERIFIER_NON_FLAG_ENV.contains(&var.as_str()),
                 "{}: `verifier {sub}` reads no {var} (it reads {:?})",
                 o.name(),
                 h.env
@@ -854,7 +824,7 @@ fn trainer_jobs_run_the_configmap_run_on_its_engines_and_verifier() {
         let name = args[4].clone();
         for var in env(c).keys() {
             assert!(
-                h.env.contains(var) || TRAINER_NON_FLAG_ENV.contains(&var.as_str()),
+                h.env.contains_key(var) || TRAINER_NON_FLAG_ENV.contains(&var.as_str()),
                 "{}: the trainer reads no {var}",
                 job.name()
             );
