@@ -1,9 +1,9 @@
-//! Bench: generation on a vLLM server (`backend = "openai"`) vs this crate's tch sampler
-//! (`backend = "tch"`), side by side on SmolLM2-135M — same prompts, temperature 1, the same
-//! number of new tokens (end-of-sequence ignored, so every sequence runs to the end) — at
-//! several batch sizes; then whole HACPO training steps with SmolLM2 generating on each backend
-//! (the tiny-cpu example's settings, with a tiny qwen3 as the second agent), engine weight sync
-//! included.
+//! Bench: whole HACPO training steps with SmolLM2-135M generating on a vLLM server
+//! (`backend = "openai"`, engine weight sync included) and on this crate's tch sampler
+//! (`backend = "tch"`) — the tiny-cpu example's settings, with a tiny qwen3 as the second
+//! agent; then generation alone, side by side — same prompts, temperature 1, the same number of
+//! new tokens (end-of-sequence ignored, so every sequence runs to the end) — at several batch
+//! sizes. The engine's log is kept at `target/tmp/engine-bench-vllm.log`.
 //!
 //! Run: `. scripts/env && cargo bench -p trainer --bench engine` (vLLM from `scripts/setup`;
 //! the training steps need PostgreSQL, as the tests do: `DATABASE_URL`).
@@ -53,7 +53,9 @@ fn main() -> Result<()> {
     )?;
     let work = tempfile::tempdir()?;
     let started = Instant::now();
-    let mut vllm = VllmProcess::start(&smol, SERVED, &dtype, &work.path().join("vllm.log"))?;
+    // The engine's log outlives the bench: a failed request's root cause is in it.
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("engine-bench-vllm.log");
+    let mut vllm = VllmProcess::start(&smol, SERVED, &dtype, &log)?;
     let engine = EngineClient::new(&vllm.url, SERVED)?;
     engine
         .wait_ready(Duration::from_secs(1800))
@@ -81,6 +83,11 @@ fn main() -> Result<()> {
         stop_token_ids: Some(Vec::new()),
         ..SamplingParams::default()
     };
+    // Training steps first: a request that kills the engine core in the sweep below (it did at
+    // batch 64 under load) must not take them with it.
+    if steps > 0 {
+        training_steps(&smol, &vllm.url, work.path(), steps)?;
+    }
     // Warm-ups: the engine's first requests compile and allocate.
     engine.complete(&prompts[..1], 1, &params, &[])?;
     tch::no_grad(|| policy.generate_from_ids(prompts[..1].to_vec(), &params))?;
@@ -89,7 +96,10 @@ fn main() -> Result<()> {
     for &b in &batches {
         let batch = &prompts[..b];
         let t = Instant::now();
-        let out = engine.complete(batch, 1, &params, &[])?;
+        // The engine's own log says why a request failed; it goes with the temporary folder.
+        let out = engine
+            .complete(batch, 1, &params, &[])
+            .map_err(|e| anyhow::anyhow!("vLLM at batch {b}: {e:#}\n{}", vllm.report(400)))?;
         let engine_s = t.elapsed().as_secs_f64();
         let engine_tokens: usize = out.iter().map(|s| s.token_ids.len()).sum();
         let t = Instant::now();
@@ -105,9 +115,6 @@ fn main() -> Result<()> {
         println!("| {b} | {e:.0} | {c:.0} | {:.2} |", e / c);
     }
 
-    if steps > 0 {
-        training_steps(&smol, &vllm.url, work.path(), steps)?;
-    }
     Ok(())
 }
 

@@ -36,6 +36,9 @@ enum Command {
     /// Tasks are generated and imported into the verifier; finished runs are skipped, so an
     /// interrupted experiment resumes where it stopped. See EXPERIMENTS.md.
     Experiment(ExperimentArgs),
+    /// Merge the results.json of parts of one experiment (other arms or seeds, other machines)
+    /// into one results.md, results.json and curves.png; refuses parts whose runs do not pair.
+    MergeResults(MergeResultsArgs),
     /// Create a model with random (seeded) weights from a config.json and a tokenizer directory.
     InitModel(InitModelArgs),
     /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
@@ -78,6 +81,16 @@ struct ExperimentArgs {
     /// gate still load, from their caches).
     #[arg(long)]
     report_only: bool,
+}
+
+#[derive(Args)]
+struct MergeResultsArgs {
+    /// The parts' results.json files; arms keep the order of their first appearance.
+    #[arg(required = true)]
+    parts: Vec<PathBuf>,
+    /// Folder to write the merged report into.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -194,6 +207,7 @@ fn main() -> Result<()> {
         Command::Logprob(a) => logprob(a),
         Command::Run(a) => run(a),
         Command::Experiment(a) => experiment(a),
+        Command::MergeResults(a) => merge_results(a),
         Command::InitModel(a) => init_model(a),
         Command::ImportGguf(a) => import_gguf(a),
         Command::GpuCheck { part } => trainer::gpucheck::run(part),
@@ -260,6 +274,22 @@ fn run(a: RunArgs) -> Result<()> {
         Some(name) => trainer::train::run_agent(&cfg, name),
         None => trainer::train::run(&cfg),
     }
+}
+
+fn merge_results(a: MergeResultsArgs) -> Result<()> {
+    let parts = a
+        .parts
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let report = trainer::experiment::Report::merge(parts)?;
+    report.write(&a.out)?;
+    println!("{}", report.table());
+    Ok(())
 }
 
 fn experiment(a: ExperimentArgs) -> Result<()> {

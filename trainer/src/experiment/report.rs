@@ -130,24 +130,77 @@ impl Report {
         self.plot(&dir.join("curves.png"))
     }
 
+    /// One report from several that ran parts of the same experiment (different arms or seeds,
+    /// possibly on different machines). Their runs pair only if they started from the same
+    /// warm-ups, so the agents, warm-up accuracies, evaluation set and gate must be equal; a run
+    /// (arm, seed) present twice must have the same curves, or the parts did not reproduce.
+    pub fn merge(parts: Vec<Report>) -> Result<Report> {
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().context("no reports to merge")?;
+        for part in parts {
+            let same = merged.name == part.name
+                && merged.agents == part.agents
+                && merged.warmup_accuracy == part.warmup_accuracy
+                && merged.eval_tasks == part.eval_tasks
+                && merged.gate.as_ref().map(|g| &g.pairs) == part.gate.as_ref().map(|g| &g.pairs);
+            if !same {
+                return Err(anyhow!(
+                    "`{}` and `{}` differ in agents, warm-up accuracy ({:?} vs {:?}), evaluation set or gate: their runs do not pair",
+                    merged.name,
+                    part.name,
+                    merged.warmup_accuracy,
+                    part.warmup_accuracy
+                ));
+            }
+            merged.lr_sweep = merged.lr_sweep.or(part.lr_sweep);
+            for arm in part.arms {
+                let Some(into) = merged.arms.iter_mut().find(|a| a.arm == arm.arm) else {
+                    merged.arms.push(arm);
+                    continue;
+                };
+                if into.algorithm != arm.algorithm || into.rollouts_per_run != arm.rollouts_per_run
+                {
+                    return Err(anyhow!(
+                        "arm `{}` has different settings in two reports",
+                        arm.arm
+                    ));
+                }
+                for seed in arm.seeds {
+                    match into.seeds.iter().find(|s| s.seed == seed.seed) {
+                        Some(s) if s.curves == seed.curves => {}
+                        Some(_) => {
+                            return Err(anyhow!(
+                                "arm `{}` seed {} has different curves in two reports: the runs did not reproduce",
+                                arm.arm,
+                                seed.seed
+                            ));
+                        }
+                        None => into.seeds.push(seed),
+                    }
+                }
+                into.seeds.sort_by_key(|s| s.seed);
+            }
+        }
+        Ok(merged)
+    }
+
     /// The markdown table: final held-out accuracy per agent and arm (mean ± sd over seeds,
-    /// min–max), its change from the warm-up, rollouts and wall time per run.
+    /// min–max), its change from the warm-up, seeds, rollouts and wall time per run.
     pub fn table(&self) -> String {
-        let seeds = self.arms.first().map_or(0, |a| a.seeds.len());
         let mut out = format!(
-            "Held-out accuracy (greedy pass@1 on {} tasks) after the last step, mean ± sd over {seeds} seeds [min–max]; Δ is the change from the warm-up.\n\n| arm |",
+            "Held-out accuracy (greedy pass@1 on {} tasks) after the last step, mean ± sd over seeds [min–max]; Δ is the change from the warm-up.\n\n| arm |",
             self.eval_tasks
         );
         for a in &self.agents {
             out.push_str(&format!(" {a} | Δ |"));
         }
-        out.push_str(" training rollouts / run | wall s / run |\n|---|");
+        out.push_str(" seeds | training rollouts / run | wall s / run |\n|---|");
         out.push_str(&"---|---|".repeat(self.agents.len()));
-        out.push_str("---|---|\n| warm-up |");
+        out.push_str("---|---|---|\n| warm-up |");
         for w in &self.warmup_accuracy {
             out.push_str(&format!(" {w:.3} | |"));
         }
-        out.push_str(" | |\n");
+        out.push_str(" | | |\n");
         for arm in &self.arms {
             out.push_str(&format!("| {} |", arm.arm));
             for (k, w) in self.warmup_accuracy.iter().enumerate() {
@@ -162,7 +215,12 @@ impl Report {
                 ));
             }
             let wall = Spread::of(&arm.seeds.iter().map(|s| s.wall_seconds).collect::<Vec<_>>());
-            out.push_str(&format!(" {} | {:.0} |\n", arm.rollouts_per_run, wall.mean));
+            out.push_str(&format!(
+                " {} | {} | {:.0} |\n",
+                arm.seeds.len(),
+                arm.rollouts_per_run,
+                wall.mean
+            ));
         }
         out + &self.comparisons()
     }
@@ -319,13 +377,68 @@ mod tests {
     #[test]
     fn table_reports_final_accuracy_over_seeds_and_change_from_warmup() {
         let t = report().table();
-        assert!(t.contains("| gspo | 0.300 ± 0.141 [0.200–0.400] | +0.200 | 0.400 ± 0.141 [0.300–0.500] | +0.100 | 64 | 10 |"), "{t}");
+        assert!(t.contains("| gspo | 0.300 ± 0.141 [0.200–0.400] | +0.200 | 0.400 ± 0.141 [0.300–0.500] | +0.100 | 2 | 64 | 10 |"), "{t}");
         assert!(
             t.contains("| hacpo | 0.500 ± 0.000 [0.500–0.500] | +0.400 | 0.500 ± 0.141"),
             "{t}"
         );
         assert!(t.contains("| warm-up | 0.100 | | 0.300 | |"), "{t}");
-        assert!(t.contains("over 2 seeds"), "{t}");
+    }
+
+    /// Two parts of one experiment: gspo and hacpo seeds 0–1 here, gspo×2 and hacpo seed 2 there.
+    fn other_part() -> Report {
+        let mut r = report();
+        r.arms.remove(0);
+        r.arms[0].seeds = vec![seed(2, &[0.1, 0.3], &[0.3, 0.2])];
+        let mut gspo2x = r.arms[0].clone();
+        gspo2x.arm = "gspo2x".into();
+        gspo2x.seeds = vec![seed(0, &[0.1, 0.1], &[0.3, 0.2])];
+        r.arms.push(gspo2x);
+        r
+    }
+
+    #[test]
+    fn merge_unions_arms_and_seeds_and_pairs_across_parts() {
+        let m = Report::merge(vec![report(), other_part()]).unwrap();
+        let names: Vec<_> = m.arms.iter().map(|a| a.arm.as_str()).collect();
+        assert_eq!(names, ["gspo", "hacpo", "gspo2x"]);
+        let seeds: Vec<_> = m.arms[1].seeds.iter().map(|s| s.seed).collect();
+        assert_eq!(seeds, [0, 1, 2]);
+        let t = m.table();
+        assert!(
+            t.contains("| hacpo | 0.433 ± 0.115 [0.300–0.500] | +0.333 |"),
+            "{t}"
+        );
+        assert!(t.contains("| gspo2x | 0.100 ± 0.000 [0.100–0.100] | +0.000 | 0.200 ± 0.000 [0.200–0.200] | -0.100 | 1 | 64 | 10 |"), "{t}");
+        // A part read twice adds nothing: a run present in both with equal curves counts once.
+        let again = Report::merge(vec![m.clone(), other_part()]).unwrap();
+        assert_eq!(again.arms[1].seeds.len(), 3);
+    }
+
+    #[test]
+    fn merge_refuses_parts_that_do_not_pair() {
+        let mut warm = other_part();
+        warm.warmup_accuracy[1] = 0.31;
+        let e = Report::merge(vec![report(), warm]).unwrap_err().to_string();
+        assert!(e.contains("do not pair") && e.contains("0.31"), "{e}");
+
+        let mut rerun = other_part();
+        rerun.arms[0].seeds[0] = seed(1, &[0.1, 0.6], &[0.3, 0.4]);
+        let e = Report::merge(vec![report(), rerun])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`hacpo` seed 1") && e.contains("did not reproduce"),
+            "{e}"
+        );
+
+        let mut settings = other_part();
+        settings.arms[0].algorithm.alpha = 0.0;
+        let e = Report::merge(vec![report(), settings])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`hacpo` has different settings"), "{e}");
+        assert!(Report::merge(Vec::new()).is_err());
     }
 
     #[test]
