@@ -63,6 +63,11 @@ impl VllmProcess {
                 port,
             ])
             .args(["--dtype", dtype, "--max-model-len", "2048", "--seed", "0"])
+            // vLLM 0.32 on CPU kills its engine core when a seeded request's prefill is split
+            // across steps (it rewinds the request's generator offset, which a CPU generator
+            // lacks: "CPU Generator does not use offset"); 64 prompts of ~45 tokens overflow one
+            // 2048-token step. Whole prefills only.
+            .arg("--no-enable-chunked-prefill")
             .env("VLLM_TARGET_DEVICE", "cpu")
             // GiB of KV cache: plenty for a 135M model's 64 sequences.
             .env("VLLM_CPU_KVCACHE_SPACE", "2")

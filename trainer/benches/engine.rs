@@ -99,7 +99,7 @@ fn main() -> Result<()> {
         // The engine's own log says why a request failed; it goes with the temporary folder.
         let out = engine
             .complete(batch, 1, &params, &[])
-            .map_err(|e| anyhow::anyhow!("vLLM at batch {b}: {e:#}\n{}", vllm.report(400)))?;
+            .map_err(|e| anyhow::anyhow!("vLLM at batch {b}: {e:#}\n{}", vllm.report(40)))?;
         let engine_s = t.elapsed().as_secs_f64();
         let engine_tokens: usize = out.iter().map(|s| s.token_ids.len()).sum();
         let t = Instant::now();
