@@ -83,8 +83,8 @@ fn main() -> Result<()> {
         stop_token_ids: Some(Vec::new()),
         ..SamplingParams::default()
     };
-    // Training steps first: a request that kills the engine core in the sweep below (it did at
-    // batch 64 under load) must not take them with it.
+    // Training steps first: a request that kills the engine core in the sweep below (one did at
+    // batch 64 before whole prefills, BENCHMARKS.md) must not take them with it.
     if steps > 0 {
         training_steps(&smol, &vllm.url, work.path(), steps)?;
     }
@@ -96,7 +96,7 @@ fn main() -> Result<()> {
     for &b in &batches {
         let batch = &prompts[..b];
         let t = Instant::now();
-        // The engine's own log says why a request failed; it goes with the temporary folder.
+        // The engine's own log says why a request failed.
         let out = engine
             .complete(batch, 1, &params, &[])
             .map_err(|e| anyhow::anyhow!("vLLM at batch {b}: {e:#}\n{}", vllm.report(40)))?;
