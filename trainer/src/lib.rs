@@ -67,3 +67,8 @@ pub fn cache_dir() -> PathBuf {
 pub fn smollm2_gguf_path() -> PathBuf {
     cache_dir().join("smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
 }
+
+/// The Gemma 3 270M Q4_K_M GGUF that `scripts/setup.d/32-gemma3.sh` assembles from PyPI.
+pub fn gemma3_gguf_path() -> PathBuf {
+    cache_dir().join("gemma3/gemma-3-270m-q4_k_m.gguf")
+}
