@@ -5,8 +5,6 @@ mod align;
 pub mod latex;
 pub mod lexer;
 
-use std::fmt;
-
 use super::expr::Expr;
 use lexer::Tok;
 
@@ -34,42 +32,33 @@ fn tree_depth(e: &Expr) -> usize {
 }
 
 /// Why an answer could not be parsed as mathematics.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
     /// Nothing to parse.
+    #[error("empty answer")]
     Empty,
     /// Longer than [`MAX_ANSWER_CHARS`].
+    #[error("answer longer than {MAX_ANSWER_CHARS} characters")]
     TooLong,
     /// Nested deeper than [`latex::MAX_DEPTH`].
+    #[error("nested deeper than {}", latex::MAX_DEPTH)]
     TooDeep,
     /// A token that does not fit here.
+    #[error("unexpected {0}")]
     Unexpected(String),
     /// Something required is missing.
+    #[error("expected {0}")]
     Expected(String),
     /// A bracket was never closed.
+    #[error("unclosed bracket")]
     Unclosed,
     /// A LaTeX command this parser does not know.
+    #[error("unknown command \\{0}")]
     UnknownCommand(String),
     /// A malformed number.
+    #[error("bad number {0}")]
     Number(String),
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParseError::Empty => write!(f, "empty answer"),
-            ParseError::TooLong => write!(f, "answer longer than {MAX_ANSWER_CHARS} characters"),
-            ParseError::TooDeep => write!(f, "nested deeper than {}", latex::MAX_DEPTH),
-            ParseError::Unexpected(t) => write!(f, "unexpected {t}"),
-            ParseError::Expected(t) => write!(f, "expected {t}"),
-            ParseError::Unclosed => write!(f, "unclosed bracket"),
-            ParseError::UnknownCommand(c) => write!(f, "unknown command \\{c}"),
-            ParseError::Number(n) => write!(f, "bad number {n}"),
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Two-letter words that are units, not products of two variables.
 const SHORT_UNITS: &[&str] = &[
