@@ -14,7 +14,18 @@ if [[ "${HACRL_TORCH_FULL:-0}" == 1 ]]; then
 fi
 marker="$venv/.hacrl-torch-2.13.0"
 
+# llama.cpp's own Python package: its numpy dequantisers are the reference the GGUF kernels'
+# tests compare with (trainer/tests/gemma3). Checked apart from the marker, so that venvs made
+# before it was added get it too.
+gguf_version=0.19.0
+ensure_gguf() {
+    if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('gguf') != '$gguf_version')" 2>/dev/null; then
+        "$venv/bin/pip" install --quiet --disable-pip-version-check "gguf==$gguf_version"
+    fi
+}
+
 if [[ -f "$marker" ]]; then
+    ensure_gguf
     echo "torch venv ready: $venv"
     exit 0
 fi
@@ -38,5 +49,6 @@ if ldd "$torch_dir/lib/libtorch_cpu.so" | grep -q "not found"; then
     ldd "$torch_dir/lib/libtorch_cpu.so" | grep "not found" >&2
     exit 1
 fi
+ensure_gguf
 touch "$marker"
 echo "torch venv ready: $venv"

@@ -95,7 +95,7 @@ struct MergeResultsArgs {
 
 #[derive(Args)]
 struct InitModelArgs {
-    /// A Hugging Face config.json (llama, qwen2 or qwen3 model_type).
+    /// A Hugging Face config.json (llama, qwen2, qwen3 or gemma3_text model_type).
     #[arg(long)]
     config: PathBuf,
     /// Directory with tokenizer.json and tokenizer_config.json (chat template).

@@ -12,7 +12,7 @@ use crate::chat::{ChatTemplate, Message};
 use crate::checkpoint;
 use crate::generation::{self, Sampled, SamplingParams};
 use crate::logprob::{self, ResponseScores};
-use crate::models::{Config, Model, WeightInit};
+use crate::models::{Model, WeightInit};
 use crate::tokenizer::Tokenizer;
 
 /// A finished generation for one prompt.
@@ -202,20 +202,31 @@ impl Policy {
         kind: Kind,
         init: WeightInit,
     ) -> Result<Self> {
-        let config: Config = serde_json::from_value(config_json.clone())
-            .context("config.json does not describe a supported model")?;
-        config.validate()?;
+        let mut vs = VarStore::new(device);
+        let model = Model::from_json(&vs.root(), &config_json, init)?;
+        let config = model.config().clone();
         ensure!(
             files.tokenizer.vocab_size() as i64 <= config.vocab_size,
             "tokenizer has {} tokens but the model's vocab_size is {}",
             files.tokenizer.vocab_size(),
             config.vocab_size
         );
-        let mut vs = VarStore::new(device);
-        let model = Model::new(&vs.root(), &config, init)?;
         vs.set_kind(kind);
         let tc = &files.tokenizer_config;
         let id_of = |field: &str| token_field(tc, field).and_then(|t| files.tokenizer.token_id(&t));
+        // Another model's tokenizer mostly fits inside a larger vocabulary; their BOS ids differ.
+        if let (Some(bos), Some(token)) = (
+            config.bos_token_id.as_ref().and_then(|b| b.to_vec().first().copied()),
+            token_field(tc, "bos_token"),
+        ) {
+            let id = files.tokenizer.token_id(&token);
+            ensure!(
+                id == Some(bos),
+                "tokenizer does not match the model: config.json's bos_token_id is {bos}, the \
+                 tokenizer's bos_token {token:?} is {}",
+                id.map_or("not in its vocabulary".into(), |i| format!("id {i}"))
+            );
+        }
         let eos_id = id_of("eos_token").or_else(|| {
             config
                 .eos_token_id

@@ -9,7 +9,7 @@ use tch::nn::VarStore;
 use tch::{Device, Kind, Tensor};
 use trainer::SamplingParams;
 use trainer::generation::{left_pad, sample};
-use trainer::models::llama::{attention_mask, positions_from_valid};
+use trainer::models::llama::{self, attention_mask, positions_from_valid};
 use trainer::models::{Config, Model, ModelType, WeightInit};
 
 struct Reference {
@@ -136,7 +136,7 @@ fn build(model_type: &str, std: f64, seed: i64) -> (VarStore, Model, Config) {
     tch::manual_seed(seed);
     let cfg: Config = serde_json::from_value(fixtures::tiny_config(model_type, 97, std)).unwrap();
     let vs = VarStore::new(Device::Cpu);
-    let model = Model::new(&vs.root(), &cfg, WeightInit::Random).unwrap();
+    let model = Model::from(llama::Model::new(&vs.root(), &cfg, WeightInit::Random).unwrap());
     // Biases and norm weights start at 0 / 1; perturb them so they are actually exercised.
     tch::no_grad(|| {
         for (name, mut v) in vs.variables() {

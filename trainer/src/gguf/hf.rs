@@ -7,12 +7,16 @@ use serde_json::{Value, json};
 
 use super::file::{GgufFile, MetaValue};
 
+/// Gemma 3's chat template (`google/gemma-3-*-it`), for Gemma GGUFs that carry none (the
+/// pre-trained base models).
+const GEMMA3_CHAT_TEMPLATE: &str = include_str!("../../assets/gemma3-chat-template.jinja");
+
 /// config.json for the GGUF's architecture.
 pub(super) fn hf_config(g: &GgufFile) -> Result<Value> {
     let arch = g.meta_str("general.architecture")?;
     ensure!(
-        matches!(arch, "llama" | "qwen2" | "qwen3"),
-        "unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3)"
+        matches!(arch, "llama" | "qwen2" | "qwen3" | "gemma3"),
+        "unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3, gemma3)"
     );
     let key = |k: &str| format!("{arch}.{k}");
     let heads = g.meta_u64(&key("attention.head_count"))?;
@@ -26,6 +30,7 @@ pub(super) fn hf_config(g: &GgufFile) -> Result<Value> {
     let arch_name = match arch {
         "llama" => "LlamaForCausalLM",
         "qwen2" => "Qwen2ForCausalLM",
+        "gemma3" => "Gemma3ForCausalLM",
         _ => "Qwen3ForCausalLM",
     };
     let mut cfg = json!({
@@ -54,15 +59,35 @@ pub(super) fn hf_config(g: &GgufFile) -> Result<Value> {
     if g.metadata.contains_key(&key("rope.scaling.type")) {
         bail!("GGUF rope scaling is not supported by the importer");
     }
+    if arch == "gemma3" {
+        // What the GGUF does not store is what llama.cpp assumes for Gemma 3: local RoPE base
+        // 10,000, every sixth layer global, scores scaled by 1/√head_dim (the 27B differs).
+        let obj = cfg.as_object_mut().expect("object");
+        obj.remove("hidden_act");
+        let head_dim = obj["head_dim"].clone();
+        obj.extend([
+            ("model_type".into(), json!("gemma3_text")),
+            ("hidden_activation".into(), json!("gelu_pytorch_tanh")),
+            ("rope_local_base_freq".into(), json!(10_000.0)),
+            ("sliding_window".into(), json!(g.meta_u64(&key("attention.sliding_window"))?)),
+            ("sliding_window_pattern".into(), json!(6)),
+            ("query_pre_attn_scalar".into(), head_dim),
+            ("pad_token_id".into(), json!(g.meta_u64("tokenizer.ggml.padding_token_id").unwrap_or(0))),
+        ]);
+    }
     Ok(cfg)
 }
 
-/// tokenizer.json for a GGUF `gpt2`-model (byte-level BPE) tokenizer.
+/// tokenizer.json for a GGUF's tokenizer: `gpt2` (byte-level BPE), or Gemma's SentencePiece.
 pub(super) fn hf_tokenizer(g: &GgufFile) -> Result<Value> {
     let model = g.meta_str("tokenizer.ggml.model")?;
+    if model == "llama" && g.meta_str("general.architecture")? == "gemma3" {
+        return super::spm::gemma_tokenizer(g);
+    }
     ensure!(
         model == "gpt2",
-        "unsupported GGUF tokenizer model {model:?} (supported: gpt2 byte-level BPE)"
+        "unsupported GGUF tokenizer model {model:?} (supported: gpt2 byte-level BPE, and \
+         SentencePiece for gemma3)"
     );
     let pre = g
         .metadata
@@ -138,6 +163,15 @@ fn token_string(g: &GgufFile, key: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+fn token_id(g: &GgufFile, token: &str) -> Option<u64> {
+    g.metadata
+        .get("tokenizer.ggml.tokens")?
+        .as_array()?
+        .iter()
+        .position(|t| t.as_str() == Some(token))
+        .map(|i| i as u64)
+}
+
 /// tokenizer_config.json (special tokens and chat template) from GGUF metadata.
 pub(super) fn hf_tokenizer_config(g: &GgufFile) -> Value {
     let mut cfg = json!({
@@ -155,12 +189,21 @@ pub(super) fn hf_tokenizer_config(g: &GgufFile) -> Value {
             cfg[field] = json!(tok);
         }
     }
-    if let Some(t) = g
+    let gemma = g.meta_str("general.architecture").is_ok_and(|a| a == "gemma3");
+    if gemma {
+        cfg["tokenizer_class"] = json!("GemmaTokenizer");
+        // The trainer appends `eos_token` to complete responses: for Gemma's chat that is the
+        // end of the model's turn, not the end of the document.
+        cfg["eos_token"] = json!("<end_of_turn>");
+    }
+    match g
         .metadata
         .get("tokenizer.chat_template")
         .and_then(MetaValue::as_str)
     {
-        cfg["chat_template"] = json!(t);
+        Some(t) => cfg["chat_template"] = json!(t),
+        None if gemma => cfg["chat_template"] = json!(GEMMA3_CHAT_TEMPLATE),
+        None => {}
     }
     cfg
 }
@@ -175,6 +218,15 @@ pub(super) fn hf_generation_config(g: &GgufFile) -> Value {
         if let Ok(id) = g.meta_u64(key) {
             gen_cfg[field] = json!(id);
         }
+    }
+    // Gemma ends a chat turn with <end_of_turn> and a document with <eos>: either stops.
+    if g.meta_str("general.architecture").is_ok_and(|a| a == "gemma3")
+        && let (Ok(eos), Some(eot)) = (
+            g.meta_u64("tokenizer.ggml.eos_token_id"),
+            token_id(g, "<end_of_turn>"),
+        )
+    {
+        gen_cfg["eos_token_id"] = json!([eos, eot]);
     }
     gen_cfg
 }

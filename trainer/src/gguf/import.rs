@@ -5,27 +5,40 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, ensure};
 use serde_json::Value;
 use tch::Kind;
 
 use super::file::GgufFile;
 use super::hf::{hf_config, hf_generation_config, hf_tokenizer, hf_tokenizer_config};
-use super::names::{hf_name, unpermute_qk};
+use super::names::{hf_name, required_tensors, unpermute_qk};
 
 /// Converts a GGUF file into `out_dir` (config.json, model.safetensors in f32, tokenizer.json,
 /// tokenizer_config.json, generation_config.json).
 pub fn import(gguf: &Path, out_dir: &Path) -> Result<()> {
     let g = GgufFile::read(gguf)?;
     let config = hf_config(&g)?;
-    let tokenizer = hf_tokenizer(&g)?;
     let arch = g.meta_str("general.architecture")?.to_owned();
+    let layers = config["num_hidden_layers"].as_u64().unwrap_or(0);
+    for name in required_tensors(&arch, layers) {
+        ensure!(
+            g.tensors.iter().any(|t| t.name == name),
+            "{} lacks tensor {name}, which a {arch} model needs",
+            gguf.display()
+        );
+    }
+    let tokenizer = hf_tokenizer(&g)?;
     let heads = config["num_attention_heads"].as_i64().unwrap_or(1);
     let kv_heads = config["num_key_value_heads"].as_i64().unwrap_or(heads);
     let mut weights = BTreeMap::new();
     for (i, info) in g.tensors.iter().enumerate() {
-        let name = hf_name(&info.name)?;
+        let name = hf_name(&arch, &info.name)?;
         let mut t = g.tensor(info)?;
+        // llama.cpp stores Gemma's RMSNorm weights as 1 + w (ggml multiplies by them directly);
+        // Hugging Face's Gemma3RMSNorm adds the 1 itself.
+        if arch == "gemma3" && name.ends_with("norm.weight") {
+            t = t - 1.0;
+        }
         // Only the Llama converter permutes Q/K; Qwen GGUFs keep Hugging Face's order.
         if arch == "llama" && name.ends_with("q_proj.weight") {
             t = unpermute_qk(&t, heads);

@@ -12,6 +12,7 @@ mod file;
 mod hf;
 mod import;
 mod names;
+mod spm;
 
 pub use dequant::{GgmlType, dequantize};
 pub use file::{GgufFile, MetaValue, TensorInfo};

@@ -21,8 +21,8 @@ pub fn permute_qk(w: &Tensor, n_heads: i64) -> Tensor {
         .reshape([rows, cols])
 }
 
-/// Hugging Face name of a GGUF tensor.
-pub(super) fn hf_name(name: &str) -> Result<String> {
+/// Hugging Face name of a GGUF tensor of architecture `arch`.
+pub(super) fn hf_name(arch: &str, name: &str) -> Result<String> {
     let direct = match name {
         "token_embd.weight" => Some("model.embed_tokens.weight"),
         "output_norm.weight" => Some("model.norm.weight"),
@@ -41,9 +41,14 @@ pub(super) fn hf_name(name: &str) -> Result<String> {
     let (part, suffix) = rest
         .rsplit_once('.')
         .ok_or_else(|| anyhow!("unknown GGUF tensor {name}"))?;
+    let gemma = arch == "gemma3";
     let hf = match part {
         "attn_norm" => "input_layernorm",
+        // Gemma normalises before and after each block; its `ffn_norm` is the one before the MLP.
+        "ffn_norm" if gemma => "pre_feedforward_layernorm",
         "ffn_norm" => "post_attention_layernorm",
+        "post_attention_norm" if gemma => "post_attention_layernorm",
+        "post_ffw_norm" if gemma => "post_feedforward_layernorm",
         "attn_q" => "self_attn.q_proj",
         "attn_k" => "self_attn.k_proj",
         "attn_v" => "self_attn.v_proj",
@@ -56,6 +61,32 @@ pub(super) fn hf_name(name: &str) -> Result<String> {
         _ => bail!("unknown GGUF tensor {name}"),
     };
     Ok(format!("model.layers.{layer}.{hf}.{suffix}"))
+}
+
+/// The GGUF tensors a model of `arch` with `layers` blocks cannot do without.
+pub(super) fn required_tensors(arch: &str, layers: u64) -> Vec<String> {
+    let mut per_layer = vec![
+        "attn_norm",
+        "ffn_norm",
+        "attn_q",
+        "attn_k",
+        "attn_v",
+        "attn_output",
+        "ffn_gate",
+        "ffn_up",
+        "ffn_down",
+    ];
+    if matches!(arch, "qwen3" | "gemma3") {
+        per_layer.extend(["attn_q_norm", "attn_k_norm"]);
+    }
+    if arch == "gemma3" {
+        per_layer.extend(["post_attention_norm", "post_ffw_norm"]);
+    }
+    let mut names = vec!["token_embd.weight".to_owned(), "output_norm.weight".to_owned()];
+    for l in 0..layers {
+        names.extend(per_layer.iter().map(|p| format!("blk.{l}.{p}.weight")));
+    }
+    names
 }
 
 #[cfg(test)]
@@ -76,18 +107,27 @@ mod tests {
     #[test]
     fn tensor_names_map_to_hugging_face() {
         assert_eq!(
-            hf_name("blk.12.attn_q.weight").unwrap(),
+            hf_name("llama", "blk.12.attn_q.weight").unwrap(),
             "model.layers.12.self_attn.q_proj.weight"
         );
         assert_eq!(
-            hf_name("blk.0.attn_k.bias").unwrap(),
+            hf_name("llama", "blk.0.attn_k.bias").unwrap(),
             "model.layers.0.self_attn.k_proj.bias"
         );
         assert_eq!(
-            hf_name("blk.3.attn_k_norm.weight").unwrap(),
+            hf_name("llama", "blk.3.attn_k_norm.weight").unwrap(),
             "model.layers.3.self_attn.k_norm.weight"
         );
-        assert_eq!(hf_name("output.weight").unwrap(), "lm_head.weight");
-        assert!(hf_name("blk.0.weird.weight").is_err());
+        assert_eq!(hf_name("llama", "output.weight").unwrap(), "lm_head.weight");
+        assert!(hf_name("llama", "blk.0.weird.weight").is_err());
+        assert_eq!(
+            hf_name("gemma3", "blk.2.ffn_norm.weight").unwrap(),
+            "model.layers.2.pre_feedforward_layernorm.weight"
+        );
+        assert_eq!(
+            hf_name("gemma3", "blk.2.post_ffw_norm.weight").unwrap(),
+            "model.layers.2.post_feedforward_layernorm.weight"
+        );
+        assert!(hf_name("llama", "blk.2.post_ffw_norm.weight").is_err());
     }
 }

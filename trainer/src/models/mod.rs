@@ -1,5 +1,91 @@
-//! Model architecture families, one file each (candle-transformers style).
+//! Model architecture families, one folder each (candle-transformers style), behind one
+//! [`Model`] that generation, scoring and training use whatever the family.
 
+pub mod gemma3;
 pub mod llama;
 
-pub use llama::{Config, KvCache, Model, ModelType, WeightInit};
+pub use llama::{Config, KvCache, ModelType, WeightInit};
+
+use anyhow::{Context, Result};
+use tch::Tensor;
+use tch::nn::Path;
+
+/// A decoder-only causal LM of any supported family.
+#[derive(Debug)]
+pub enum Model {
+    /// Llama 3.x, SmolLM2, Qwen2, Qwen3.
+    Llama(llama::Model),
+    /// Gemma 3 (text).
+    Gemma3(gemma3::Model),
+}
+
+impl From<llama::Model> for Model {
+    fn from(m: llama::Model) -> Self {
+        Self::Llama(m)
+    }
+}
+
+impl Model {
+    /// Creates the parameters under `p` for the family `config_json` names by `model_type`.
+    pub fn from_json(p: &Path, config_json: &serde_json::Value, init: WeightInit) -> Result<Self> {
+        let common: Config = serde_json::from_value(config_json.clone())
+            .context("config.json does not describe a supported model")?;
+        Ok(match common.model_type {
+            ModelType::Gemma3Text => {
+                let cfg: gemma3::Config = serde_json::from_value(config_json.clone())
+                    .context("config.json does not describe a Gemma 3 text model")?;
+                Self::Gemma3(gemma3::Model::new(p, &cfg, init)?)
+            }
+            _ => Self::Llama(llama::Model::new(p, &common, init)?),
+        })
+    }
+
+    /// Device holding the parameters.
+    pub fn device(&self) -> tch::Device {
+        match self {
+            Self::Llama(m) => m.device(),
+            Self::Gemma3(m) => m.device(),
+        }
+    }
+
+    /// The sizes, vocabulary, context and special ids every family reports.
+    pub fn config(&self) -> &Config {
+        match self {
+            Self::Llama(m) => m.config(),
+            Self::Gemma3(m) => m.common_config(),
+        }
+    }
+
+    /// Final hidden states [B, T, hidden]; see [`llama::Model::forward_hidden`].
+    pub fn forward_hidden(
+        &self,
+        input_ids: &Tensor,
+        positions: &Tensor,
+        mask: &Tensor,
+        cache: Option<&mut KvCache>,
+    ) -> Tensor {
+        match self {
+            Self::Llama(m) => m.forward_hidden(input_ids, positions, mask, cache),
+            Self::Gemma3(m) => m.forward_hidden(input_ids, positions, mask, cache),
+        }
+    }
+
+    /// Logits [.., vocab] for hidden states [.., hidden].
+    pub fn logits(&self, hidden: &Tensor) -> Tensor {
+        match self {
+            Self::Llama(m) => m.logits(hidden),
+            Self::Gemma3(m) => m.logits(hidden),
+        }
+    }
+
+    /// Logits [B, T, vocab]; see [`llama::Model::forward_hidden`] for the arguments.
+    pub fn forward(
+        &self,
+        input_ids: &Tensor,
+        positions: &Tensor,
+        mask: &Tensor,
+        cache: Option<&mut KvCache>,
+    ) -> Tensor {
+        self.logits(&self.forward_hidden(input_ids, positions, mask, cache))
+    }
+}

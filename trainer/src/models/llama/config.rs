@@ -15,6 +15,9 @@ pub enum ModelType {
     Qwen2,
     /// Qwen3: q/k norm.
     Qwen3,
+    /// Gemma 3 (text), its own family (`models::gemma3`); listed here so that every family's
+    /// config.json reads into this [`Config`] as the sizes the rest of the trainer uses.
+    Gemma3Text,
 }
 
 impl ModelType {
@@ -24,6 +27,7 @@ impl ModelType {
             Self::Llama => "llama",
             Self::Qwen2 => "qwen2",
             Self::Qwen3 => "qwen3",
+            Self::Gemma3Text => "gemma3_text",
         }
     }
 }
@@ -36,8 +40,9 @@ impl TryFrom<String> for ModelType {
             "llama" => Ok(Self::Llama),
             "qwen2" => Ok(Self::Qwen2),
             "qwen3" => Ok(Self::Qwen3),
+            "gemma3_text" => Ok(Self::Gemma3Text),
             _ => Err(format!(
-                "unsupported model_type {name:?} (supported: llama, qwen2, qwen3)"
+                "unsupported model_type {name:?} (supported: llama, qwen2, qwen3, gemma3_text)"
             )),
         }
     }

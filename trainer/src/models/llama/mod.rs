@@ -21,7 +21,7 @@ pub enum WeightInit {
 }
 
 impl WeightInit {
-    fn matrix(self, std: f64) -> Init {
+    pub(in crate::models) fn matrix(self, std: f64) -> Init {
         match self {
             WeightInit::Random => Init::Randn {
                 mean: 0.0,
@@ -34,19 +34,19 @@ impl WeightInit {
 
 /// A linear layer stored as `weight` [out, in] and optional `bias`, as in PyTorch.
 #[derive(Debug)]
-struct Linear {
+pub(in crate::models) struct Linear {
     weight: Tensor,
     bias: Option<Tensor>,
 }
 
 impl Linear {
-    fn new(p: Path, in_dim: i64, out_dim: i64, bias: bool, init: Init) -> Self {
+    pub(in crate::models) fn new(p: Path, in_dim: i64, out_dim: i64, bias: bool, init: Init) -> Self {
         let weight = p.var("weight", &[out_dim, in_dim], init);
         let bias = bias.then(|| p.var("bias", &[out_dim], Init::Const(0.0)));
         Self { weight, bias }
     }
 
-    fn forward(&self, x: &Tensor) -> Tensor {
+    pub(in crate::models) fn forward(&self, x: &Tensor) -> Tensor {
         x.linear(&self.weight, self.bias.as_ref())
     }
 }
@@ -76,7 +76,7 @@ impl RmsNorm {
 }
 
 /// Rotate-half RoPE (the Hugging Face convention).
-fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Tensor {
+pub(in crate::models) fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Tensor {
     let half = x.size()[3] / 2;
     let x1 = x.narrow(3, 0, half);
     let x2 = x.narrow(3, half, half);
@@ -117,7 +117,7 @@ impl KvCache {
         }
     }
 
-    fn append(&mut self, layer: usize, k: Tensor, v: Tensor) -> (Tensor, Tensor) {
+    pub(in crate::models) fn append(&mut self, layer: usize, k: Tensor, v: Tensor) -> (Tensor, Tensor) {
         if self.layers.len() <= layer {
             self.layers.resize_with(layer + 1, || None);
         }
@@ -303,6 +303,10 @@ impl Model {
     /// Creates the parameters under `p`.
     pub fn new(p: &Path, config: &Config, init: WeightInit) -> anyhow::Result<Self> {
         config.validate()?;
+        anyhow::ensure!(
+            config.model_type != ModelType::Gemma3Text,
+            "gemma3_text is not of the Llama family (build it with models::Model::from_json)"
+        );
         let m = p / "model";
         let embed_tokens = (&m / "embed_tokens").var(
             "weight",
