@@ -69,9 +69,28 @@ pub enum Func {
     Gcd,
     /// least common multiple of integers (one argument: a tuple of them)
     Lcm,
+    /// `\sum`: args `[lower, upper, body]` (an empty list for a missing bound); never evaluated
+    Sum,
+    /// `\prod`: args as for [`Func::Sum`]; never evaluated
+    Prod,
+    /// `\int`: args as for [`Func::Sum`], the body including its `dx`; never evaluated
+    Integral,
 }
 
 impl Func {
+    /// `\sum`, `\prod`, `\int`: operators that are compared by their form, not evaluated.
+    pub fn is_big_operator(self) -> bool {
+        matches!(self, Func::Sum | Func::Prod | Func::Integral)
+    }
+
+    /// sin, cos, tan, sec, csc, cot: the functions whose argument may be written in degrees.
+    pub fn is_trigonometric(self) -> bool {
+        matches!(
+            self,
+            Func::Sin | Func::Cos | Func::Tan | Func::Sec | Func::Csc | Func::Cot
+        )
+    }
+
     /// The function's name in normalised output.
     pub fn name(self) -> &'static str {
         match self {
@@ -99,6 +118,9 @@ impl Func {
             Func::Ceil => "ceiling",
             Func::Gcd => "gcd",
             Func::Lcm => "lcm",
+            Func::Sum => "sum",
+            Func::Prod => "prod",
+            Func::Integral => "integral",
         }
     }
 }

@@ -76,6 +76,9 @@ pub enum Tok {
     In,
     /// `\cup`
     Cup,
+    /// A degree mark (`°`, `^\circ`): turns an angle into radians inside a trigonometric
+    /// function, and is dropped everywhere else.
+    Degree,
 }
 
 /// Commands that only affect layout and are skipped entirely.
@@ -189,6 +192,7 @@ pub fn lex(s: &str) -> Vec<Tok> {
                     '\'' | '′' => Tok::Prime,
                     '∪' => Tok::Cup,
                     '∈' => Tok::In,
+                    '°' => Tok::Degree,
                     'π' => Tok::Cmd("pi".into()),
                     '∞' => Tok::Cmd("infty".into()),
                     '√' => Tok::Cmd("sqrt".into()),
@@ -206,7 +210,7 @@ pub fn lex(s: &str) -> Vec<Tok> {
                             Tok::Rel(strict)
                         }
                     }
-                    // Currency signs, degree signs, quotes and anything unknown carry no value.
+                    // Currency signs, quotes and anything unknown carry no value.
                     _ => continue,
                 };
                 // `!=` is "not equal", not a factorial followed by `=`.
@@ -242,6 +246,13 @@ fn thousands_sep(chars: &[char], i: usize) -> Option<usize> {
         Some('{') if chars.get(i + 1) == Some(&',') && chars.get(i + 2) == Some(&'}') => 3,
         Some('\\') if matches!(chars.get(i + 1), Some(',') | Some('!') | Some(' ')) => 2,
         _ => return None,
+    };
+    // A typeset separator may be followed by a source space (`11,\! 111,\! 100`); a plain
+    // comma may not (`1, 000` is a list).
+    let sep = if sep > 1 {
+        sep + chars[i + sep..].iter().take_while(|c| **c == ' ').count()
+    } else {
+        sep
     };
     let n = digits_at(chars, i + sep);
     let after = chars.get(i + sep + n);
@@ -367,6 +378,20 @@ fn lex_command(chars: &[char], start: usize, out: &mut Vec<Tok>) -> usize {
         }
         return j;
     }
+    // `\not=`, `\not<`, `\not>`: the negated relation.
+    if name == "not" {
+        let k = skip_spaces(chars, j);
+        let negated = match chars.get(k) {
+            Some('=') => Some(RelOp::Ne),
+            Some('<') => Some(RelOp::Ge),
+            Some('>') => Some(RelOp::Le),
+            _ => None,
+        };
+        if let Some(op) = negated {
+            out.push(Tok::Rel(op));
+            return k + 1;
+        }
+    }
     if LAYOUT.contains(&name.as_str()) {
         // `\left.` and `\right.` are invisible delimiters.
         if (name == "left" || name == "right") && chars.get(j) == Some(&'.') {
@@ -411,6 +436,9 @@ mod tests {
         assert_eq!(lex("1{,}000.5"), vec![Tok::Num("1000.5".into())]);
         assert_eq!(lex("16,\\!386.2"), vec![Tok::Num("16386.2".into())]);
         assert_eq!(lex("1,\\,000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(lex("11,\\! 111,\\! 100"), vec![Tok::Num("11111100".into())]);
+        assert_eq!(lex("1\\, 000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(lex("12,\\! 34")[0], Tok::Num("12".into()));
         assert_eq!(lex("0,111")[0], Tok::Num("0".into()));
         assert_eq!(lex("3.3e12"), vec![Tok::Num("3.3e12".into())]);
         assert_eq!(

@@ -5,7 +5,7 @@ mod align;
 pub mod latex;
 pub mod lexer;
 
-use super::expr::Expr;
+use super::expr::{Expr, Func};
 use lexer::Tok;
 
 /// Longest answer (in characters) the parser accepts; longer ones are compared as text.
@@ -88,6 +88,7 @@ fn classify_words(toks: Vec<Tok>, latex: bool) -> (Vec<Tok>, Dropped) {
     let tail = unit_tail_start(&toks);
     let mut out = Vec::with_capacity(toks.len());
     let mut prose = Dropped::default();
+    let mut trig_seen = false;
     let mut iter = toks.into_iter().enumerate().peekable();
     while let Some((i, t)) = iter.next() {
         let mut dropped = false;
@@ -136,7 +137,14 @@ fn classify_words(toks: Vec<Tok>, latex: bool) -> (Vec<Tok>, Dropped) {
                     prose.words = true;
                 }
             }
-            other => out.push(other),
+            // Degrees only change a value inside a trigonometric function: elsewhere (`60°`)
+            // the mark is dropped here, so that nothing else sees it.
+            Tok::Degree if !trig_seen => {}
+            other => {
+                trig_seen |= matches!(&other, Tok::Cmd(c) | Tok::Word(c)
+                    if latex::function_named(c).is_some_and(Func::is_trigonometric));
+                out.push(other)
+            }
         }
         if dropped {
             // A unit's exponent goes with it: `10 \text{cm}^2` is 10.
@@ -223,16 +231,13 @@ pub fn normalise_text(s: &str) -> String {
 /// Layout that is simpler to drop from the string than from the token stream.
 fn clean(s: &str) -> String {
     let mut t = s.trim().to_string();
-    for pat in [
-        "^{\\circ}",
-        "^\\circ",
-        "^{\\circ }",
-        "^\\degree",
-        "^{\\prime\\prime}",
-        "^{\\prime}",
-        "^\\prime",
-        "\\%",
-    ] {
+    // Degree marks become `°` (one token for the lexer: see [`lexer::Tok::Degree`]).
+    for pat in ["^{\\circ}", "^\\circ", "^{\\circ }", "^\\degree"] {
+        if t.contains(pat) {
+            t = t.replace(pat, "°");
+        }
+    }
+    for pat in ["^{\\prime\\prime}", "^{\\prime}", "^\\prime", "\\%"] {
         if t.contains(pat) {
             t = t.replace(pat, if pat == "\\%" { "%" } else { "" });
         }
@@ -252,6 +257,7 @@ fn has_math(toks: &[Tok]) -> bool {
         !matches!(
             t,
             Tok::Comma
+                | Tok::Degree
                 | Tok::Semicolon
                 | Tok::LParen
                 | Tok::RParen
@@ -270,7 +276,11 @@ pub fn is_bare_answer(s: &str) -> bool {
     }
     let cleaned = clean(s);
     if has_digit_colon(&cleaned) {
-        return cleaned.split_whitespace().count() <= 2;
+        // `S_{ABC} : S = 7 : 32` is its ratio, spaced or not; a clock time may carry `pm`.
+        let ratio = ratio_after_label(&cleaned)
+            .replace(" :", ":")
+            .replace(": ", ":");
+        return ratio.split_whitespace().count() <= 2;
     }
     let (toks, dropped) = classify_words(align::flatten(lexer::lex(&cleaned)), is_latex(&cleaned));
     if dropped.words || (dropped.annotations && !has_math(&toks)) {
@@ -292,7 +302,8 @@ pub fn negated(s: &str) -> bool {
         .any(|w| NEGATIONS.iter().any(|n| w.eq_ignore_ascii_case(n)))
 }
 
-/// Whether a colon stands between two digits (`12:00`, `2 : 3`): a clock time or a ratio.
+/// Whether a colon stands between two values (`12:00`, `2 : 3`, `\sqrt{2}:1`): a clock time or
+/// a ratio. Read as numbers, a colon would be skipped and `\sqrt{2}:1` would be `\sqrt{2}`.
 fn has_digit_colon(s: &str) -> bool {
     if !s.contains(':') {
         return false;
@@ -304,15 +315,25 @@ fn has_digit_colon(s: &str) -> bool {
         .any(|(i, _)| {
             let before = s[..i].trim_end().as_bytes().last();
             let after = s[i + 1..].trim_start().as_bytes().first();
-            before.is_some_and(u8::is_ascii_digit) && after.is_some_and(u8::is_ascii_digit)
+            before.is_some_and(|c| c.is_ascii_digit() || matches!(c, b'}' | b')'))
+                && after.is_some_and(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'('))
         })
+}
+
+/// A labelled ratio (`S_{ABC}:S = 7:32`, `a:b:c = 3:4:5`): the ratio after the label.
+fn ratio_after_label(s: &str) -> &str {
+    match s.rsplit_once('=') {
+        Some((label, ratio)) if label.contains(':') && has_digit_colon(ratio) => ratio,
+        _ => s,
+    }
 }
 
 /// A clock time or ratio (`12:00`, `3:30 pm`, `2:3`) as text without spaces, lower case, so
 /// that it equals only the same time or ratio: read as numbers, `12:00` and `1:00` would both
-/// be a product with 0.
+/// be a product with 0. A point between digits stays (`1.5:2` is not `15:2`); others go
+/// (`p.m.`).
 fn colon_text(s: &str) -> Expr {
-    let mut t: String = s
+    let mut t: String = ratio_after_label(s)
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '$')
         .flat_map(char::to_lowercase)
@@ -320,7 +341,16 @@ fn colon_text(s: &str) -> Expr {
     for layout in ["\\text{", "\\mathrm{", "\\,", "\\!", "\\;", "{", "}"] {
         t = t.replace(layout, "");
     }
-    Expr::Text(t.replace(['.', '~'], ""))
+    let chars: Vec<char> = t.chars().collect();
+    let kept = chars.iter().enumerate().filter(|&(i, c)| match c {
+        '~' => false,
+        '.' => {
+            let digit = |j: Option<&char>| j.is_some_and(char::is_ascii_digit);
+            i > 0 && digit(chars.get(i - 1)) && digit(chars.get(i + 1))
+        }
+        _ => true,
+    });
+    Expr::Text(kept.map(|(_, c)| *c).collect())
 }
 
 /// The answer read with a decimal comma (`1000,99` → `1000.99`, `0,111` → `0.111`), when its

@@ -133,6 +133,11 @@ impl Parser {
             return self.argument();
         }
         match c {
+            "sum" | "prod" | "int" => self.big_operator(match c {
+                "sum" => Func::Sum,
+                "prod" => Func::Prod,
+                _ => Func::Integral,
+            }),
             "frac" | "dfrac" | "tfrac" | "cfrac" => {
                 let n = self.argument()?;
                 let d = self.argument()?;
@@ -215,7 +220,50 @@ impl Parser {
         if f == Func::Log && base.is_none() && self.eat(&Tok::Underscore) {
             base = Some(self.argument()?);
         }
-        let arg = match self.peek() {
+        self.trig_depth += usize::from(f.is_trigonometric());
+        let arg = self.function_argument();
+        self.trig_depth -= usize::from(f.is_trigonometric());
+        let arg = arg?;
+        let applied = match (f, base) {
+            (Func::Log, Some(b)) => Expr::Func(Func::Log, vec![b, arg]),
+            // A bare `\log` is base 10, as in latex2sympy (and so Math-Verify).
+            (Func::Log, None) => Expr::Func(Func::Log, vec![Expr::int(10), arg]),
+            (f, _) => Expr::Func(f, vec![arg]),
+        };
+        Ok(match power {
+            Some(p) => Expr::Pow(Box::new(applied), Box::new(p)),
+            None => applied,
+        })
+    }
+
+    /// `\sum_{k=0}^{n} body` (and `\prod`, `\int`): kept as written, to be compared by form.
+    fn big_operator(&mut self, f: Func) -> Result<Expr, ParseError> {
+        let (mut lower, mut upper) = (Expr::List(Vec::new()), Expr::List(Vec::new()));
+        for _ in 0..2 {
+            if self.eat(&Tok::Underscore) {
+                lower = self.bound()?;
+            } else if self.eat(&Tok::Caret) {
+                upper = self.bound()?;
+            }
+        }
+        let body = self.function_argument()?;
+        Ok(Expr::Func(f, vec![lower, upper, body]))
+    }
+
+    /// A bound of a big operator: a braced relation (`{k=0}`) or one atom (`_0`, `^n`).
+    fn bound(&mut self) -> Result<Expr, ParseError> {
+        if self.eat(&Tok::LBrace) {
+            let e = self.relation()?;
+            self.expect(&Tok::RBrace)?;
+            Ok(e)
+        } else {
+            self.exponent()
+        }
+    }
+
+    /// The argument of a function: a bracketed group, or `2x` up to the next function or operator.
+    fn function_argument(&mut self) -> Result<Expr, ParseError> {
+        Ok(match self.peek() {
             Some(Tok::LParen | Tok::LBrace) => self.primary()?,
             None => return Err(ParseError::Expected("function argument".into())),
             _ => {
@@ -227,16 +275,6 @@ impl Parser {
                 }
                 acc
             }
-        };
-        let applied = match (f, base) {
-            (Func::Log, Some(b)) => Expr::Func(Func::Log, vec![b, arg]),
-            // A bare `\log` is base 10, as in latex2sympy (and so Math-Verify).
-            (Func::Log, None) => Expr::Func(Func::Log, vec![Expr::int(10), arg]),
-            (f, _) => Expr::Func(f, vec![arg]),
-        };
-        Ok(match power {
-            Some(p) => Expr::Pow(Box::new(applied), Box::new(p)),
-            None => applied,
         })
     }
 

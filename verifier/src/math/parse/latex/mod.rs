@@ -19,6 +19,7 @@ pub fn parse_tokens(toks: Vec<Tok>) -> Result<Expr, ParseError> {
         pos: 0,
         depth: 0,
         abs_depth: 0,
+        trig_depth: 0,
     };
     if p.toks.is_empty() {
         return Err(ParseError::Empty);
@@ -35,6 +36,8 @@ struct Parser {
     pos: usize,
     depth: usize,
     abs_depth: usize,
+    /// How many trigonometric arguments the parser is inside (degrees mean radians there).
+    trig_depth: usize,
 }
 
 fn mul(a: Expr, b: Expr) -> Expr {
@@ -320,6 +323,16 @@ impl Parser {
                 Some(Tok::Percent) => {
                     self.pos += 1;
                     e = Expr::Percent(Box::new(e));
+                }
+                Some(Tok::Degree) => {
+                    self.pos += 1;
+                    if self.trig_depth > 0 {
+                        let radian = Expr::Div(
+                            Box::new(Expr::Const(Constant::Pi)),
+                            Box::new(Expr::int(180)),
+                        );
+                        e = mul(e, radian);
+                    }
                 }
                 Some(Tok::Prime) => {
                     self.pos += 1;
