@@ -33,6 +33,23 @@ pub enum PercentPolicy {
     Number,
 }
 
+/// How ratios written with colons (`3:4`) compare.
+///
+/// Off (`text`) by default, for two reasons: a colon between digits is also a clock time
+/// (`3:30` and `1:10` are proportional but different times), and a problem that asks for a ratio
+/// in lowest terms marks `6:8` wrong. Graders whose answers are ratios turn on `value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RatioPolicy {
+    /// A ratio equals only the same ratio as written (`3:4` is not `6:8`).
+    #[default]
+    Text,
+    /// Ratios with the same number of non-zero parts are equal when proportional (`3:4` is
+    /// `6:8`), and a two-part ratio equals its quotient (`3:4` is `\frac34`). A ratio with a
+    /// zero part (`12:00`) still compares as written.
+    Value,
+}
+
 /// Knobs of the equivalence check; the defaults suit GSM8K/MATH-style grading.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -58,6 +75,8 @@ pub struct Options {
     /// (only what follows the last `</think>`; an unclosed `<think>` leaves nothing). Off by
     /// default here; `/v1/reward` turns it on for a response that contains `</think>`.
     pub ignore_think: bool,
+    /// How colon ratios compare (as written by default).
+    pub ratios: RatioPolicy,
 }
 
 impl Default for Options {
@@ -69,6 +88,7 @@ impl Default for Options {
             percent: PercentPolicy::Both,
             symbolic_points: 8,
             ignore_think: false,
+            ratios: RatioPolicy::Text,
         }
     }
 }

@@ -88,3 +88,28 @@ pub(super) fn tuples_against(side: &Expr, other: &Expr) -> Option<Expr> {
     };
     if tuple_like { as_tuples(items) } else { None }
 }
+
+/// `x` of `x_1`, `x_{2}` (an indexed unknown); the name itself otherwise.
+fn unindexed(name: &str) -> &str {
+    match name.split_once('_') {
+        Some((base, index))
+            if !index.is_empty()
+                && index
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '{' || c == '}') =>
+        {
+            base
+        }
+        _ => name,
+    }
+}
+
+/// `x_1 = -1` against `x = -1` (one root of a list named with and without its index): the two
+/// values, when both sides assign a constant to the same unknown, one of them
+/// without its index.
+pub(super) fn indexed_values<'a>(g: &'a Expr, p: &'a Expr) -> Option<(&'a Expr, &'a Expr)> {
+    let ((a, va), (b, vb)) = (assignment(g)?, assignment(p)?);
+    // `x_1` against `x_2` names two different roots: only a bare `x` stands for any of them.
+    let one_bare = (unindexed(a) == a) != (unindexed(b) == b);
+    (one_bare && unindexed(a) == unindexed(b)).then_some((va, vb))
+}

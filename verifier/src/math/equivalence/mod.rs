@@ -10,11 +10,13 @@ use std::borrow::Cow;
 
 use super::expr::{Expr, RelOp};
 use super::parse::normalise_text;
-use super::{Options, PercentPolicy, Rule};
+use super::{Options, PercentPolicy, RatioPolicy, Rule};
 
+mod canonical;
 mod label;
 mod matrix;
 mod precision;
+mod ratio;
 mod relation;
 mod scalar;
 
@@ -66,6 +68,7 @@ pub fn equivalent(gold: &Expr, pred: &Expr, options: &Options) -> Decision {
         abs_tol,
         places_tol,
         percent: options.percent,
+        ratios: options.ratios,
         points: options.symbolic_points.clamp(3, 32),
         work: WORK_BUDGET,
         comparisons: MAX_COMPARISONS,
@@ -78,6 +81,7 @@ struct Comparer {
     abs_tol: f64,
     places_tol: f64,
     percent: PercentPolicy,
+    ratios: RatioPolicy,
     points: u32,
     work: u64,
     comparisons: u32,
@@ -247,7 +251,9 @@ impl Comparer {
         let pred = expand_plus_minus(pred);
         let (mut g, mut p) = (gold.as_ref(), pred.as_ref());
         // `x = 5` against `5`: compare the value (the reference decides what is an assignment).
-        if is_equation(p) && !is_equation(g) {
+        if let Some((a, b)) = label::indexed_values(g, p) {
+            (g, p) = (a, b);
+        } else if is_equation(p) && !is_equation(g) {
             p = last_side(p);
         } else if (is_assignment(g) || label::is_labelled_value(g)) && !is_equation(p) {
             g = last_side(g);
@@ -275,9 +281,18 @@ impl Comparer {
         }
         use Expr::*;
         match (g, p) {
-            (Text(a), Text(b)) => decide(a == b, Rule::Text),
+            (Text(a), Text(b)) if a == b => decide(true, Rule::Text),
             (Text(a), other) | (other, Text(a)) => {
-                decide(*a == normalise_text(&other.to_string()), Rule::Text)
+                if self.ratios == RatioPolicy::Value
+                    && let Some(d) = self.ratio_value(a, other)
+                {
+                    return d;
+                }
+                let other = match other {
+                    Text(b) => b.clone(),
+                    e => normalise_text(&e.to_string()),
+                };
+                decide(*a == other, Rule::Text)
             }
             (Rel { .. }, Rel { .. }) => self.relations(g, p),
             (Rel { .. } | List(_), Interval { .. } | Union(_))

@@ -7,7 +7,7 @@ use std::ops::{Div, Sub};
 
 use num_traits::{Signed, Zero};
 
-use super::{Comparer, Decision, TIGHT_ABS, TIGHT_REL, decide, precision};
+use super::{Comparer, Decision, TIGHT_ABS, TIGHT_REL, canonical, decide, precision};
 use crate::math::evaluate::{approx, exact, op_cost};
 use crate::math::expr::{Constant, Expr};
 use crate::math::number::{self, Complex, Rational};
@@ -284,6 +284,11 @@ impl Comparer {
     fn scalar_once(&mut self, g: &Expr, p: &Expr) -> Decision {
         if g == p {
             return decide(true, Rule::Exact);
+        }
+        // Sums, products and integrals are not evaluated: their form decides.
+        if canonical::has_big_operator(g) || canonical::has_big_operator(p) {
+            let same = canonical::same_form(g, p);
+            return decide(same, if same { Rule::Exact } else { Rule::Undecided });
         }
         let mut symbols = g.symbols();
         symbols.extend(p.symbols());
