@@ -4,8 +4,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod listing;
 mod prose;
 
+use listing::{conclusion_clause, listed_spans};
 use prose::{last_number_span, value_in_phrase};
 
 /// Where in the text the answer was found.
@@ -334,14 +336,22 @@ pub fn last_number(text: &str) -> Option<Extraction> {
     Extraction::one(last_number_span(text)?.1, Source::LastNumber)
 }
 
-/// Whichever comes last: a math environment or a plain number (`$x = 2$, so 3 apples` → 3).
+/// Whichever comes last: a math environment or a plain number (`$x = 2$, so 3 apples` → 3);
+/// an environment with the spans that list the same unknown before it (`$x = 1$ or $x = 4$`).
 pub fn last_math(text: &str) -> Option<Extraction> {
+    let env = |env| Extraction::one(listed_spans(text, env), Source::LatexEnvironment);
     match (last_environment(text), last_number_span(text)) {
-        (Some((e, env)), Some((n, _))) if e >= n => Extraction::one(env, Source::LatexEnvironment),
+        (Some((e, found)), Some((n, _))) if e >= n => env(found),
         (_, Some((_, num))) => Extraction::one(num, Source::LastNumber),
-        (Some((_, env)), None) => Extraction::one(env, Source::LatexEnvironment),
+        (Some((_, found)), None) => env(found),
         (None, None) => None,
     }
+}
+
+/// The value a concluding sentence states before a remark with numbers in it (`So the total
+/// is $600, which is 12% of it.` → 600).
+pub fn conclusion(text: &str) -> Option<Extraction> {
+    last_math(conclusion_clause(text)?)
 }
 
 /// Whether the whole (short) text reads as an answer by itself rather than as prose.
@@ -354,12 +364,13 @@ pub fn whole_text(text: &str) -> Option<Extraction> {
 }
 
 /// Extraction passes in priority order.
-pub const PASSES: [fn(&str) -> Option<Extraction>; 6] = [
+pub const PASSES: [fn(&str) -> Option<Extraction>; 7] = [
     boxed,
     final_answer,
     hashes,
     answer_prefix,
     whole_text,
+    conclusion,
     last_math,
 ];
 
