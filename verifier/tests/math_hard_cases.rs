@@ -31,6 +31,11 @@ fn hard() -> Vec<Case> {
     load(include_str!("data/math_hard_cases.jsonl"))
 }
 
+/// The classes of issue 31 (`tests/data/math_parity_cases.jsonl`), with their holdout.
+fn parity() -> Vec<Case> {
+    load(include_str!("data/math_parity_cases.jsonl"))
+}
+
 /// A graded set: the wrong answers rewarded, the right answers missed, and per category the
 /// number of verdicts that agree with the labels out of the cases.
 struct Graded {
@@ -143,6 +148,45 @@ fn hard_set_is_large_labelled_and_balanced() {
         "think",
     ] {
         let (pos, neg) = per_category.get(cat).copied().unwrap_or_default();
+        assert!(
+            pos >= 3 && neg >= 3,
+            "category {cat}: {pos} positive, {neg} negative"
+        );
+    }
+}
+
+#[test]
+fn parity_set_has_no_false_positive_and_reports_agreement() {
+    let cases = parity();
+    let Graded {
+        false_positives,
+        misses,
+        per_category,
+    } = grade(&cases);
+    report("math_parity_cases", &cases, &per_category);
+    for m in &misses {
+        eprintln!("miss: {m}");
+    }
+    assert!(
+        false_positives.is_empty(),
+        "{} false positives:\n{}",
+        false_positives.len(),
+        false_positives.join("\n")
+    );
+    let agree: usize = per_category.values().map(|v| v.0).sum();
+    assert!(
+        agree * 100 >= cases.len() * 95,
+        "agreement fell to {agree} of {}",
+        cases.len()
+    );
+    for (cat, _) in per_category {
+        let (pos, neg) = cases
+            .iter()
+            .filter(|c| c.category == cat)
+            .fold(
+                (0, 0),
+                |(p, n), c| if c.expected { (p + 1, n) } else { (p, n + 1) },
+            );
         assert!(
             pos >= 3 && neg >= 3,
             "category {cat}: {pos} positive, {neg} negative"
