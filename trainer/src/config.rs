@@ -69,6 +69,10 @@ pub struct RunSection {
     /// libtorch intra-op threads (0: libtorch's default).
     #[serde(default)]
     pub threads: i32,
+    /// Pin libtorch's CPU kernels to AVX2 (see `kernels`), so that the run computes the same on
+    /// CPUs of different generations, at some cost in speed (BENCHMARKS.md).
+    #[serde(default)]
+    pub deterministic_kernels: bool,
     /// With one agent per process (`trainer run --agent`): how long a step waits for the other
     /// agents' rollouts before failing with the names of those still missing.
     #[serde(default = "ten_minutes")]

@@ -23,6 +23,8 @@ pub mod gguf;
 pub mod gpucheck;
 /// HACPO and its baselines as pure functions: capabilities, advantages, losses.
 pub mod hacpo;
+/// Pinning libtorch's CPU kernels to one instruction set, for runs that reproduce across CPUs.
+pub mod kernels;
 /// Log-probs of responses under a model (`ResponseScores`).
 pub mod logprob;
 /// Model families (Llama 3.x, SmolLM2, Qwen2, Qwen3).

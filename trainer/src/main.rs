@@ -183,6 +183,14 @@ fn load(args: &ModelArgs) -> Result<Policy> {
     Ok(policy)
 }
 
+/// Pins the CPU kernels when the run asks for it; called before any tensor exists.
+fn pin_kernels(run: &trainer::config::RunSection) {
+    if run.deterministic_kernels {
+        // SAFETY: the command's first action: no tensor yet, and no thread but this one.
+        unsafe { trainer::kernels::pin_cpu_kernels() };
+    }
+}
+
 /// Makes CUDA usable (loading libtorch's CUDA backend when the binary was linked without it).
 fn require_cuda() -> Result<()> {
     match trainer::cuda::load_backend() {
@@ -267,6 +275,7 @@ fn logprob(a: LogprobArgs) -> Result<()> {
 
 fn run(a: RunArgs) -> Result<()> {
     let cfg = RunConfig::load(&a.config)?;
+    pin_kernels(&cfg.run);
     if cfg.agents.iter().any(|x| x.device.is_cuda()) {
         require_cuda()?;
     }
@@ -294,6 +303,7 @@ fn merge_results(a: MergeResultsArgs) -> Result<()> {
 
 fn experiment(a: ExperimentArgs) -> Result<()> {
     let mut cfg = ExperimentConfig::load(&a.config)?;
+    pin_kernels(&cfg.run);
     cfg.experiment.ignore_gate = a.ignore_gate;
     cfg.experiment.report_only = a.report_only;
     if !a.arms.is_empty() {

@@ -37,7 +37,7 @@ pub struct LossOutput {
     pub ratios: Vec<f64>,
 }
 
-/// The sequence-level loss for `hacpo`, `gspo`, `gspo2x` and `naive`, at optimizer step `m` of the
+/// The sequence-level loss for `hacpo`, `gspo`, `gspo2x`, `naive` and `distill`, at optimizer step `m` of the
 /// current training step. `logprob` [B] is the learner's mean token log-prob of each sequence
 /// (tokenized by the learner), with gradients; `samples` describes the same B sequences.
 pub fn sequence_loss(
@@ -78,6 +78,9 @@ pub fn sequence_loss(
     let cross_term = if cfg.algorithm == Algorithm::Naive {
         // Naive sharing: a plain policy-gradient term, as if the response were on-policy.
         -(&adv * (logprob - logprob.detach()).exp())
+    } else if cfg.algorithm.distills() {
+        // Distillation: the negative mean token log-likelihood of a partner's correct response.
+        -logprob
     } else {
         // HACPO: −c·sg(c)^α·ω(j,k)·A with c = clamp(s, lower_m, 1); clamp has zero gradient
         // outside the range, which drops those samples.
@@ -100,7 +103,7 @@ pub fn sequence_loss(
         .zip(&ratios)
         .map(|(s, &r)| {
             let outside = match (s.cross, cfg.algorithm) {
-                (true, Algorithm::Naive) => false,
+                (true, Algorithm::Naive | Algorithm::Distill) => false,
                 (true, _) => !(lower..=1.0).contains(&r),
                 (false, _) => !(lo..=hi).contains(&r),
             };
@@ -294,6 +297,36 @@ mod tests {
         let (_, terms, grad) = run(&NOW_A, &s, 0, &naive);
         close(&terms[2..], &[-0.999998, -0.999998]);
         close(&grad[2..], &[-0.999998, -0.999998]);
+    }
+
+    #[test]
+    fn distillation_imitates_cross_samples_and_keeps_gspo_for_its_own() {
+        let cfg = HacpoConfig {
+            algorithm: Algorithm::Distill,
+            ..HacpoConfig::default()
+        };
+        let own = SequenceSample {
+            cross: false,
+            advantage: 1.0,
+            old_logprob: -1.0,
+            omega: 1.0,
+        };
+        let partner = SequenceSample {
+            cross: true,
+            // Ignored: imitation has no advantage, ratio or ω.
+            advantage: -3.0,
+            old_logprob: -9.0,
+            omega: 5.0,
+        };
+        let ell = Tensor::from_slice(&[-1.0f64, -2.0]).set_requires_grad(true);
+        let out = sequence_loss(&ell, &[own, partner], 0, &cfg);
+        out.terms.sum(Kind::Double).backward();
+        let grad = Vec::<f64>::try_from(ell.grad()).unwrap();
+        // Own: −s·A at s = 1, gradient −1; partner: −ℓ, gradient −1 whatever its fields say.
+        assert_eq!(grad, [-1.0, -1.0]);
+        let terms = Vec::<f64>::try_from(&out.terms).unwrap();
+        assert!((terms[1] - 2.0).abs() < 1e-12, "{terms:?}");
+        assert_eq!(out.clipped, [0.0, 0.0]);
     }
 
     #[test]

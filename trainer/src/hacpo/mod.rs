@@ -30,12 +30,21 @@ pub enum Algorithm {
     Grpo,
     /// Shares rollouts with a plain group baseline: no ω, no importance correction, no stepwise clip.
     Naive,
+    /// A control for HACPO at its data budget: each agent learns from its own G rollouts with
+    /// GSPO, plus supervised terms on the other agents' *correct* responses to the same prompts
+    /// (rejection-sampling distillation). If this matches HACPO, the gain is the partner's data.
+    Distill,
 }
 
 impl Algorithm {
     /// Whether a learner trains on other agents' rollouts.
     pub fn shares(self) -> bool {
         matches!(self, Self::Hacpo | Self::Naive)
+    }
+
+    /// Whether a learner imitates other agents' correct rollouts (without advantages or ratios).
+    pub fn distills(self) -> bool {
+        self == Self::Distill
     }
 
     /// Whether the loss compares token by token (GRPO's token ratios), so that the old policy's
@@ -195,6 +204,9 @@ mod tests {
         assert!(
             !Algorithm::Gspo.shares() && !Algorithm::Grpo.shares() && !Algorithm::Gspo2x.shares()
         );
+        // Distillation reads the partner's correct responses, but its advantages stay its own.
+        assert!(!Algorithm::Distill.shares() && Algorithm::Distill.distills());
+        assert_eq!(Algorithm::Distill.rollouts_per_prompt(4), 4);
     }
 
     #[test]
@@ -205,7 +217,8 @@ mod tests {
                 Algorithm::Hacpo,
                 Algorithm::Gspo,
                 Algorithm::Gspo2x,
-                Algorithm::Naive
+                Algorithm::Naive,
+                Algorithm::Distill
             ]
             .iter()
             .all(|a| !a.needs_token_logprobs())

@@ -32,6 +32,10 @@ pub struct UpdateStats {
     pub skipped: usize,
     /// The split by origin (own / cross).
     pub origin: OriginStats,
+    /// ‖θ − θ₀‖ after the update, θ₀ the run's starting weights (`None` without a reference).
+    pub displacement: Option<f64>,
+    /// Per source agent k of cross samples: the 10/25/50/75/90% quantiles of their ratio s.
+    pub cross_ratio_quantiles: BTreeMap<usize, [f64; 5]>,
 }
 
 /// Sums over one update's sequences and mini-batches, turned into [`UpdateStats`] at the end.
@@ -41,6 +45,8 @@ pub(super) struct UpdateTally {
     pub(super) loss: f64,
     /// Σ mini-batch KL.
     pub(super) kl: f64,
+    /// Σ per-sequence KL of the learner's own sequences.
+    pub(super) kl_own: f64,
     /// Σ mini-batch gradient norms.
     pub(super) grad_norm: f64,
     own: Origin,
@@ -49,6 +55,8 @@ pub(super) struct UpdateTally {
     window: [usize; 3],
     /// Σ cross ratios.
     cross_ratio: f64,
+    /// Cross ratios by source agent.
+    ratios: BTreeMap<usize, Vec<f64>>,
 }
 
 /// Sums over the sequences of one origin (own or cross).
@@ -62,10 +70,12 @@ struct Origin {
 }
 
 impl UpdateTally {
-    /// Counts one sequence: its sample, ratio s, clipped share, the mini-batch's lower bound,
-    /// its length and mean entropy.
+    /// Counts one sequence: its source agent and sample, ratio s, clipped share, the
+    /// mini-batch's lower bound, its length and mean entropy.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn add(
         &mut self,
+        source: usize,
         s: &SequenceSample,
         ratio: f64,
         clipped: f64,
@@ -83,6 +93,7 @@ impl UpdateTally {
             };
             self.window[w] += 1;
             self.cross_ratio += ratio;
+            self.ratios.entry(source).or_default().push(ratio);
             &mut self.cross
         } else {
             &mut self.own
@@ -95,7 +106,12 @@ impl UpdateTally {
     }
 
     /// The update's statistics over `minibatches` optimizer steps.
-    pub(super) fn finish(self, minibatches: usize, skipped: usize) -> UpdateStats {
+    pub(super) fn finish(
+        self,
+        minibatches: usize,
+        skipped: usize,
+        displacement: Option<f64>,
+    ) -> UpdateStats {
         let per = |x: f64, n: usize| if n == 0 { 0.0 } else { x / n as f64 };
         let (own, cross) = (&self.own, &self.cross);
         let m = minibatches.max(1);
@@ -108,7 +124,14 @@ impl UpdateTally {
             cross_sequences: cross.n,
             cross_ratio_mean: per(self.cross_ratio, cross.n),
             skipped,
+            displacement,
+            cross_ratio_quantiles: self
+                .ratios
+                .into_iter()
+                .map(|(j, r)| (j, quantiles(r)))
+                .collect(),
             origin: OriginStats {
+                kl_own: per(self.kl_own, own.n),
                 clip_own: per(own.clipped, own.n),
                 clip_cross: per(cross.clipped, cross.n),
                 cross_below: per(self.window[0] as f64, cross.n),
@@ -160,6 +183,12 @@ pub struct StepExtra {
     /// Own and cross diagnostics of the update.
     #[serde(flatten)]
     pub origin: OriginStats,
+    /// ‖θ − θ₀‖ after the update (absent without a reference model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub displacement: Option<f64>,
+    /// Per source agent (by name): 10/25/50/75/90% quantiles of the cross ratio s of its
+    /// responses under this learner, beside the window [lower_m, 1] they must fall in.
+    pub cross_ratio_quantiles: BTreeMap<String, [f64; 5]>,
     /// Held-out accuracy, in steps that evaluate.
     pub eval_accuracy: Option<f64>,
     /// Wall time of generation, scoring and read-back.
@@ -170,10 +199,19 @@ pub struct StepExtra {
     pub sync_seconds: f64,
 }
 
+/// The 10/25/50/75/90% quantiles (nearest rank) of non-empty `v`.
+fn quantiles(mut v: Vec<f64>) -> [f64; 5] {
+    v.sort_by(f64::total_cmp);
+    [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| v[((v.len() - 1) as f64 * q).round() as usize])
+}
+
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
 /// `train_metrics`.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
 pub struct OriginStats {
+    /// Mean KL to the reference over the learner's own sequences only: comparable between
+    /// rules that do and do not add other agents' text to the mini-batch.
+    pub kl_own: f64,
     /// Fraction of own sequences outside the GSPO range (GRPO: of own tokens).
     pub clip_own: f64,
     /// Fraction of cross sequences outside [lower_m, 1]: no gradient (naive sharing: none).
@@ -231,6 +269,12 @@ impl StepOutcome {
                 cross_ratio_mean: s.cross_ratio_mean,
                 skipped: s.skipped,
                 origin: s.origin.clone(),
+                displacement: s.displacement,
+                cross_ratio_quantiles: s
+                    .cross_ratio_quantiles
+                    .iter()
+                    .map(|(&j, q)| (cfg.agents[j].name.clone(), *q))
+                    .collect(),
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
@@ -289,6 +333,7 @@ mod tests {
                 cross_ratio_mean: 0.9,
                 skipped: 0,
                 origin: OriginStats {
+                    kl_own: 0.125,
                     clip_own: 0.25,
                     clip_cross: 0.5,
                     cross_below: 0.5,
@@ -299,6 +344,8 @@ mod tests {
                     response_tokens: 12.0,
                     entropy: 1.5,
                 },
+                displacement: Some(0.75),
+                cross_ratio_quantiles: [("b".to_string(), [0.7, 0.8, 0.9, 0.95, 1.1])].into(),
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
@@ -320,9 +367,18 @@ mod tests {
                 "clip_own": 0.25, "clip_cross": 0.5, "cross_below": 0.5,
                 "cross_inside": 0.25, "cross_above": 0.25, "adv_abs_own": 0.75,
                 "adv_abs_cross": 0.5, "response_tokens": 12.0, "entropy": 1.5,
+                "kl_own": 0.125, "displacement": 0.75,
+                "cross_ratio_quantiles": {"b": [0.7, 0.8, 0.9, 0.95, 1.1]},
                 "generate_seconds": 1.5, "train_seconds": 2.5, "sync_seconds": 0.5,
             },
         });
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let v: Vec<f64> = (0..=10).rev().map(f64::from).collect();
+        assert_eq!(quantiles(v), [1.0, 3.0, 5.0, 8.0, 9.0]);
+        assert_eq!(quantiles(vec![0.5]), [0.5; 5]);
     }
 }

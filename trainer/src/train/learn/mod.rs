@@ -49,6 +49,8 @@ struct Trajectory {
     /// UTF-8 bytes of the response text: the unit of [`CrossRatio::PerByte`].
     bytes: usize,
     sample: SequenceSample,
+    /// The agent that wrote it.
+    source: usize,
 }
 
 impl Trajectory {
@@ -78,6 +80,7 @@ pub(super) fn update(
         phase.inc(batch.cfg.run.minibatches);
         return Ok(UpdateStats {
             skipped,
+            displacement: displacement(agent),
             ..Default::default()
         });
     }
@@ -153,13 +156,19 @@ pub(super) fn update(
                 // The official seq-mean-token-mean: every sequence's token-mean KL, averaged
                 // over the mini-batch's sequences.
                 let ref_scores = tch::no_grad(|| reference.score_ids(&pairs))?;
-                let kl = kl_k3(
+                let per_seq = kl_k3(
                     &scores.token_logprobs,
                     &ref_scores.token_logprobs,
                     &scores.mask,
-                )
-                .sum(Kind::Float)
-                    / n_seq;
+                );
+                let own: Vec<bool> = samples.iter().map(|s| !s.cross).collect();
+                let own = Tensor::from_slice(&own).to_device(per_seq.device());
+                tally.kl_own += per_seq
+                    .detach()
+                    .masked_select(&own)
+                    .sum(Kind::Double)
+                    .double_value(&[]);
+                let kl = per_seq.sum(Kind::Float) / n_seq;
                 kl_sum += kl.double_value(&[]);
                 loss += kl * hc.kl_beta;
             }
@@ -180,6 +189,7 @@ pub(super) fn update(
             )?;
             for (i, t) in micro_batch.iter().enumerate() {
                 tally.add(
+                    t.source,
                     &t.sample,
                     out.ratios[i],
                     out.clipped[i],
@@ -196,7 +206,31 @@ pub(super) fn update(
         phase.inc(1);
     }
     phase.inc(batch.cfg.run.minibatches.saturating_sub(batches.len()));
-    Ok(tally.finish(batches.len(), skipped))
+    Ok(tally.finish(batches.len(), skipped, displacement(agent)))
+}
+
+/// ‖θ − θ₀‖ over every weight, θ₀ the frozen reference (the run's start); `None` without one.
+/// Step sizes then compare across rules whose losses differ in scale.
+fn displacement(agent: &Agent) -> Option<f64> {
+    let reference = agent.reference.as_ref()?.var_store().variables();
+    let sq: f64 = tch::no_grad(|| {
+        agent
+            .policy
+            .var_store()
+            .variables()
+            .iter()
+            .filter_map(|(name, w)| {
+                let w0 = reference.get(name)?;
+                Some(
+                    (w.to_kind(Kind::Double) - w0.to_kind(Kind::Double))
+                        .square()
+                        .sum(Kind::Double)
+                        .double_value(&[]),
+                )
+            })
+            .sum()
+    });
+    Some(sq.sqrt())
 }
 
 /// The ids of `m`'s response that `fingerprint`'s tokenizer would train on, if `m` carries
@@ -238,7 +272,8 @@ fn learner_batch(agent: &Agent, k: usize, batch: &UpdateBatch) -> Result<(Vec<Tr
         let prompt = policy.encode_prompt(&g.prompt)?;
         for ((j, m), a) in members.iter().zip(adv) {
             let cross = *j != k;
-            if !hc.algorithm.shares() && cross {
+            // Isolated rules skip other agents' responses; distillation keeps the correct ones.
+            if cross && !hc.algorithm.shares() && !(hc.algorithm.distills() && m.correct) {
                 continue;
             }
             let response = match sampled_ids(m, policy.tokenizer_fingerprint()) {
@@ -270,6 +305,7 @@ fn learner_batch(agent: &Agent, k: usize, batch: &UpdateBatch) -> Result<(Vec<Tr
                 prompt: prompt.clone(),
                 response,
                 bytes,
+                source: *j,
                 sample: SequenceSample {
                     cross,
                     advantage: a,

@@ -61,6 +61,7 @@ fn run_config(algorithm: Algorithm) -> RunConfig {
             eval_every: 0,
             output_dir: PathBuf::new(),
             threads: 1,
+            deterministic_kernels: false,
             barrier_timeout_s: 600,
         },
         verifier: VerifierSection { url: String::new() },
@@ -278,6 +279,13 @@ fn isolated_rules_train_on_own_responses_only() {
     }
     let naive = update_b(&mut agents, Algorithm::Naive);
     assert_eq!((naive.sequences, naive.cross_sequences), (4, 2));
+    // Distillation adds only the partner's correct response ("4" of a), never its wrong one.
+    let distill = update_b(&mut agents, Algorithm::Distill);
+    assert_eq!((distill.sequences, distill.cross_sequences), (3, 1));
+    assert_eq!(
+        distill.origin.clip_cross, 0.0,
+        "imitation has no ratio to clip"
+    );
 }
 
 /// A group holding only `b`'s four responses (rewards 1, 0, 0, 0), with old log-probs set so
@@ -425,4 +433,42 @@ fn per_byte_cross_ratios_compare_summed_likelihoods_per_byte_of_text() {
         items[0].normaliser(CrossRatio::PerByte),
         items[0].response.len() as f64
     );
+}
+
+#[test]
+fn an_update_reports_its_distance_from_the_start_and_the_kl_of_its_own_samples() {
+    let mut agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    // The reference is the learner's starting model, as `Agent::new` makes it.
+    agents[0].reference = Some(tiny("llama", 1));
+    let g = group(&agents);
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let mut cfg = run_config(Algorithm::Hacpo);
+    // Two optimizer steps: the second is taken away from the reference, so its KL is > 0.
+    cfg.run.minibatches = 2;
+    let before = flat_weights(agents[0].policy.var_store());
+    let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &cfg);
+    let st = update(&mut agents[0], 0, &batch, &Phase::hidden()).unwrap();
+    let after = flat_weights(agents[0].policy.var_store());
+    let moved = before
+        .iter()
+        .zip(&after)
+        .map(|(a, b)| f64::from(a - b).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let reported = st
+        .displacement
+        .expect("a reference model gives a displacement");
+    assert!(
+        moved > 0.0 && (reported - moved).abs() < 1e-4 * moved,
+        "{reported} vs {moved}"
+    );
+    assert!(
+        st.origin.kl_own > 0.0 && st.origin.kl_own.is_finite(),
+        "{st:?}"
+    );
+    // Without a reference there is nothing to measure from.
+    agents[1].reference = None;
+    let st_b = update(&mut agents[1], 1, &batch, &Phase::hidden()).unwrap();
+    assert_eq!(st_b.displacement, None);
 }
