@@ -6,6 +6,7 @@ mod fixtures;
 
 use std::path::Path;
 
+use trainer::experiment::stats::Endpoint;
 use trainer::experiment::{ExperimentConfig, run_experiment};
 
 fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
@@ -154,31 +155,63 @@ fn the_gpu_recipe_is_a_valid_run_of_two_different_agents() {
 }
 
 #[test]
-fn the_shared_tokenizer_experiment_gates_sweeps_and_pairs_seeds() {
+fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
     fixtures::init();
     let (url, db, rt) = fixtures::start_verifier();
     let out = tempfile::tempdir().unwrap();
     let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-shared/experiment.toml");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-tuned/experiment.toml");
     let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
-    assert!(
-        cfg.experiment.seeds.len() >= 5,
-        "the issue asks for 5+ paired seeds"
+    // What issue 34 asks the file to declare before anything runs.
+    assert!(cfg.experiment.seeds.len() >= 10, "10+ paired seeds");
+    let primary = cfg.experiment.primary.clone().expect("a primary endpoint");
+    assert_eq!(
+        (primary.arm.as_str(), primary.baseline.as_str()),
+        ("hacpo", "gspo2x")
     );
+    assert_eq!(primary.endpoint, Endpoint::LastThree);
+    let tuning = cfg.experiment.tuning.clone().expect("a tuning sweep");
+    for lr in [5e-5, 1e-4, 2e-4, 3e-4] {
+        assert!(tuning.lr.contains(&lr), "lr {lr} in the grid");
+    }
+    assert!(tuning.eps_scale.contains(&1.0) && tuning.eps_scale.contains(&10.0));
+    assert_eq!(tuning.arms, ["gspo", "gspo2x", "hacpo"]);
+    assert!(
+        tuning
+            .seeds
+            .iter()
+            .all(|s| !cfg.experiment.seeds.contains(s))
+    );
+    assert!(cfg.tasks.validation > 0 && cfg.run.deterministic_kernels);
+    let names: Vec<&str> = cfg
+        .experiment
+        .arms
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    for arm in ["hacpo-no-capbase", "hacpo-no-omega", "distill"] {
+        assert!(names.contains(&arm), "{arm} missing from {names:?}");
+    }
     assert_eq!(cfg.run.minibatches, 4);
-    let gate = cfg.experiment.gate.clone().expect("a pre-registered gate");
-    assert_eq!(gate.min_inside, 0.5);
+
+    // Scaled down: a two-point sweep of gspo and hacpo, and the distillation control tuned as
+    // gspo, at two seeds.
     cfg.experiment
         .arms
-        .retain(|a| ["gspo", "hacpo"].contains(&a.name.as_str()));
+        .retain(|a| ["gspo", "hacpo", "distill"].contains(&a.name.as_str()));
+    let mut tuning = tuning;
+    (tuning.lr, tuning.eps_scale) = (vec![2e-3], vec![10.0, 1.0]);
+    tuning.arms = vec!["gspo".into(), "hacpo".into()];
+    cfg.experiment.tuning = Some(tuning);
     cfg.verifier.url = url.clone();
-    cfg.run.name = format!("smoke-shared-{}", uuid::Uuid::new_v4().simple());
+    cfg.run.name = format!("smoke-tuned-{}", uuid::Uuid::new_v4().simple());
     cfg.run.output_dir = out.path().into();
     (cfg.run.steps, cfg.run.prompts_per_step, cfg.run.group_size) = (2, 2, 2);
     (cfg.run.max_new_tokens, cfg.run.eval_every, cfg.run.threads) = (8, 1, 1);
-    (cfg.tasks.train, cfg.tasks.test) = (30, 6);
+    // Pinning kernels is a process-wide setting of `trainer` itself, not of this test process.
+    cfg.run.deterministic_kernels = false;
+    (cfg.tasks.train, cfg.tasks.test, cfg.tasks.validation) = (30, 6, 5);
     cfg.experiment.seeds = vec![5, 6];
-    cfg.experiment.lr_sweep = vec![2e-3, 1e-3];
     for a in &mut cfg.agents {
         (a.warmup.steps, a.warmup.batch_size) = (3, 4);
     }
@@ -199,7 +232,7 @@ fn the_shared_tokenizer_experiment_gates_sweeps_and_pairs_seeds() {
         .unwrap();
     assert_eq!(runs, 0, "no RL before the gate passes");
 
-    // `--ignore-gate` runs the arms anyway, and the report says the gate failed.
+    // `--ignore-gate` runs the arms anyway, and both the report and gate.json say so.
     cfg.experiment.ignore_gate = true;
     let report = run_experiment(&cfg).unwrap();
     let g = report
@@ -207,39 +240,79 @@ fn the_shared_tokenizer_experiment_gates_sweeps_and_pairs_seeds() {
         .as_ref()
         .expect("the gate's numbers are in the report");
     assert!(!g.passed && g.ignored);
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gate.json")).unwrap()).unwrap();
+    assert_eq!(stored["result"]["ignored"], true, "{stored}");
     assert_eq!(g.pairs.len(), 4, "two directions × two units");
     for p in &g.pairs {
         assert!(p.samples > 0 && p.samples <= 8, "{p:?}");
         assert!((p.below + p.inside + p.above - 1.0).abs() < 1e-9, "{p:?}");
     }
-    let sweep = report
-        .lr_sweep
-        .as_ref()
-        .expect("the sweep is in the report");
+
+    // The sweep: two points per tuned arm, evaluated on validation tasks only.
+    let t = report.tuning.as_ref().expect("the sweep is in the report");
+    assert!(t.complete);
+    assert_eq!(t.points.len(), 4);
+    for arm in ["gspo", "hacpo"] {
+        let chosen = t.chosen[arm];
+        assert!(t.points.iter().any(|p| p.arm == arm && p.setting == chosen));
+    }
+    let (tune_evals, tune_test_evals): (i64, i64) = rt
+        .block_on(
+            sqlx::query_as(
+                "select count(*), count(*) filter (where t.dataset not like '%-validation') \
+                 from rollouts r join tasks t on t.id = r.task_id where r.run like $1",
+            )
+            .bind(format!("{}/tune/%/eval", cfg.run.name))
+            .fetch_one(&db),
+        )
+        .unwrap();
     assert_eq!(
-        sweep.points.iter().map(|p| p.lr).collect::<Vec<_>>(),
-        [1e-3, 2e-3]
+        tune_evals,
+        4 * 2 * 5 * 2,
+        "4 runs × 2 evaluations × 5 tasks × 2 agents"
     );
-    assert!(sweep.points.iter().any(|p| p.lr == sweep.chosen));
-    assert!(report.arms.iter().all(|a| a.algorithm.kl_beta == 0.001));
+    assert_eq!(
+        tune_test_evals, 0,
+        "the sweep never touches the held-out split"
+    );
+    // Each arm ran at its chosen setting; the control at the one chosen for gspo.
+    let arm = |name: &str| report.arms.iter().find(|a| a.arm == name).unwrap();
+    assert_eq!(arm("distill").lr, t.chosen["gspo"].lr);
+    let scale = t.chosen["gspo"].eps_scale;
+    assert!((arm("distill").algorithm.gspo_eps_low - 3e-4 * scale).abs() < 1e-12);
+    assert!(
+        arm("distill").seeds[0]
+            .run
+            .contains(&t.chosen["gspo"].label())
+    );
     let table = report.table();
     for section in [
-        "Paired differences",
+        "Secondary comparisons",
         "| hacpo − gspo |",
+        "| hacpo − distill |",
         "Overlap gate",
         "ran anyway (--ignore-gate)",
-        "Learning-rate sweep",
+        "Tuning sweep on the validation split",
+        "(chosen)",
+        "KL own",
     ] {
         assert!(table.contains(section), "{section} missing from\n{table}");
     }
+    assert!(
+        table.contains("**Primary comparison** hacpo − gspo2x: not run yet"),
+        "{table}"
+    );
     let hacpo = &report.arms[1];
     for s in &hacpo.seeds {
         for agent in &report.agents {
             let d = &s.diagnostics[agent];
-            assert!(
-                d.contains_key("clip_own") && d.contains_key("entropy"),
-                "{d:?}"
-            );
+            for key in ["clip_own", "entropy", "kl_own", "displacement"] {
+                assert!(d.contains_key(key), "{key}: {d:?}");
+            }
+            // Barely trained agents may all fail, leaving nothing to learn from: ≥ 0, not > 0
+            // (the learner's unit test checks the number itself).
+            assert!(d["displacement"] >= 0.0, "{d:?}");
         }
     }
     // One tokenizer: every rollout names the same one and carries the ids it was sampled as.

@@ -20,6 +20,10 @@ pub struct ArithSpec {
     pub train: usize,
     /// Held-out problems (disjoint from the training ones).
     pub test: usize,
+    /// Validation problems: drawn from the training distribution after `train`, never trained
+    /// on, for tuning, so that the held-out split is touched only by the final evaluation.
+    #[serde(default)]
+    pub validation: usize,
     /// Fewest operations per problem.
     pub min_ops: usize,
     /// Most operations per problem.
@@ -62,13 +66,16 @@ impl Problem {
 pub struct Splits {
     /// Training problems.
     pub train: Vec<Problem>,
-    /// Held-out problems; no prompt occurs in both splits.
+    /// Held-out problems; no prompt occurs in two splits.
     pub test: Vec<Problem>,
+    /// Tuning problems from the training distribution, outside `train`.
+    pub validation: Vec<Problem>,
 }
 
 const ANSWER_FORMAT: &str = "Put the final answer in \\boxed{}.";
 
-/// Generates both splits; test first, so growing `train` never changes the test split.
+/// Generates the splits; test first, so growing `train` never changes the test split, and
+/// validation last, so adding it changes neither.
 pub fn generate(spec: &ArithSpec) -> Splits {
     assert!(spec.min_ops >= 1 && spec.min_ops <= spec.max_ops && spec.max_operand >= 2);
     let mut rng = SplitMix64(spec.seed);
@@ -81,7 +88,12 @@ pub fn generate(spec: &ArithSpec) -> Splits {
     };
     let test = (0..spec.test).map(|_| next()).collect();
     let train = (0..spec.train).map(|_| next()).collect();
-    Splits { train, test }
+    let validation = (0..spec.validation).map(|_| next()).collect();
+    Splits {
+        train,
+        test,
+        validation,
+    }
 }
 
 fn problem(rng: &mut SplitMix64, spec: &ArithSpec) -> Problem {
@@ -209,6 +221,7 @@ mod tests {
             seed: 3,
             train: 400,
             test: 100,
+            validation: 50,
             min_ops: 1,
             max_ops: 3,
             max_operand: 9,
@@ -299,6 +312,30 @@ mod tests {
         assert_eq!(styles.len(), 2);
         let other = generate(&ArithSpec { seed: 4, ..spec() });
         assert_ne!(other.test, a.test);
+    }
+
+    #[test]
+    fn validation_comes_from_the_training_distribution_outside_both_other_splits() {
+        let a = generate(&spec());
+        assert_eq!(a.validation.len(), 50);
+        let seen: HashSet<&str> = a
+            .train
+            .iter()
+            .chain(&a.test)
+            .map(|p| p.prompt.as_str())
+            .collect();
+        assert!(
+            a.validation
+                .iter()
+                .all(|p| !seen.contains(p.prompt.as_str()))
+        );
+        // Adding a validation split leaves the splits an earlier experiment used untouched.
+        let without = generate(&ArithSpec {
+            validation: 0,
+            ..spec()
+        });
+        assert_eq!((without.train, without.test), (a.train, a.test));
+        assert!(without.validation.is_empty());
     }
 
     #[test]

@@ -1,0 +1,314 @@
+//! The experiment file: arms, seeds, the tuning sweep and the primary endpoint declared before
+//! anything runs, the generated tasks, the shared loop settings and the agents.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, ensure};
+use serde::{Deserialize, Serialize};
+
+use super::arith::ArithSpec;
+use super::gate::GateSpec;
+use super::stats::Endpoint;
+use super::tuning::{Setting, TuningSpec};
+use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
+use crate::hacpo::HacpoConfig;
+use crate::sft::SftConfig;
+
+/// The experiment file (`trainer experiment --config experiment.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentConfig {
+    /// Arms and seeds.
+    pub experiment: ExperimentSection,
+    /// The generated tasks.
+    pub tasks: ArithSpec,
+    /// Loop settings shared by every run; `name` prefixes run names, `seed` is replaced by each
+    /// seed, `output_dir` holds warm-ups, runs and the report.
+    pub run: RunSection,
+    /// Where rollouts are scored and pooled.
+    pub verifier: VerifierSection,
+    /// Algorithm settings shared by every arm (each arm overrides some).
+    #[serde(default)]
+    pub algorithm: toml::Table,
+    /// The agents, created from a model config and a tokenizer, then warmed up.
+    pub agents: Vec<ExperimentAgent>,
+}
+
+/// Arms and seeds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSection {
+    /// Every arm runs once per seed.
+    pub seeds: Vec<u64>,
+    /// The arms, in report order.
+    pub arms: Vec<Arm>,
+    /// Evaluate on the first this many held-out tasks (0: all).
+    #[serde(default)]
+    pub eval_size: usize,
+    /// The overlap gate checked after the warm-up, before any RL (none: no gate).
+    #[serde(default)]
+    pub gate: Option<GateSpec>,
+    /// The per-arm sweep of learning rate × own-sample clip on the validation split, run on its
+    /// own seeds before the arms (none: every agent's `lr`, the arms' ε).
+    #[serde(default)]
+    pub tuning: Option<TuningSpec>,
+    /// The one comparison the experiment is about, declared before it runs; every other
+    /// comparison in the report is secondary.
+    #[serde(default)]
+    pub primary: Option<Primary>,
+    /// Run the arms even when the gate fails (`trainer experiment --ignore-gate`): a deviation
+    /// from the pre-registration, recorded in the report.
+    #[serde(skip)]
+    pub ignore_gate: bool,
+    /// Only report: runs not finished on disk are left out instead of run
+    /// (`trainer experiment --report-only`).
+    #[serde(skip)]
+    pub report_only: bool,
+}
+
+/// The pre-declared primary comparison: `arm − baseline` on `endpoint`, per agent, with Holm's
+/// correction over the agents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Primary {
+    /// The method's arm.
+    pub arm: String,
+    /// The baseline it must beat.
+    pub baseline: String,
+    /// What is compared seed by seed.
+    pub endpoint: Endpoint,
+}
+
+/// One arm: a name and the `[algorithm]` keys it sets (at least `algorithm`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Arm {
+    /// Label in run names, the table and the plot.
+    pub name: String,
+    /// Take the learning rate and clip the sweep chose for this other arm (ablations and
+    /// controls run at the settings of the arm they modify).
+    #[serde(default)]
+    pub tuned_as: Option<String>,
+    /// Overrides of the shared algorithm settings.
+    #[serde(flatten)]
+    pub settings: toml::Table,
+}
+
+impl Arm {
+    /// The arm whose tuned setting this one uses: `tuned_as`, else itself.
+    pub fn tuning_name(&self) -> &str {
+        self.tuned_as.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// An agent of the experiment.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentAgent {
+    /// Unique name in the pool.
+    pub name: String,
+    /// Model `config.json` (architecture and size).
+    pub config: PathBuf,
+    /// Folder with tokenizer.json (and tokenizer_config.json), or a `.gguf` whose tokenizer to
+    /// use. A leading `$HACRL_CACHE/` is the download cache.
+    pub tokenizer: PathBuf,
+    /// Seed of the random initialisation.
+    pub init_seed: i64,
+    /// Supervised warm-up on the training split's worked solutions.
+    pub warmup: SftConfig,
+    /// RL learning rate (unless the tuning sweep chooses one).
+    pub lr: f64,
+    /// RL weight decay.
+    #[serde(default)]
+    pub weight_decay: f64,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[serde(
+        default = "crate::config::cpu",
+        deserialize_with = "crate::config::deserialize_device"
+    )]
+    pub device: tch::Device,
+}
+
+/// Which split a run evaluates on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Training problems.
+    Train,
+    /// Tuning problems from the training distribution.
+    Validation,
+    /// Held-out problems, for the final evaluation only.
+    Test,
+}
+
+impl Split {
+    /// The suffix of the pool's dataset name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Train => "train",
+            Self::Validation => "validation",
+            Self::Test => "test",
+        }
+    }
+}
+
+impl ExperimentConfig {
+    /// Reads and checks a file; relative paths become relative to its folder.
+    pub fn load(path: &Path) -> Result<Self> {
+        let (mut cfg, base): (Self, _) = read_toml(path)?;
+        cfg.run.output_dir = base.join(&cfg.run.output_dir);
+        for a in &mut cfg.agents {
+            a.config = resolve(base, &a.config);
+            a.tokenizer = resolve(base, &a.tokenizer);
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks what serde cannot: every arm's settings form a valid algorithm config, and the
+    /// sweep and the primary comparison name arms that exist.
+    pub fn validate(&self) -> Result<()> {
+        let x = &self.experiment;
+        ensure!(!x.seeds.is_empty(), "experiment.seeds is empty");
+        ensure!(!x.arms.is_empty(), "experiment.arms is empty");
+        ensure!(
+            self.agents.len() >= 2,
+            "an experiment needs at least two agents"
+        );
+        let mut names: Vec<&str> = x.arms.iter().map(|a| a.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        ensure!(names.len() == x.arms.len(), "arm names must be unique");
+        let known = |n: &str| x.arms.iter().any(|a| a.name == n);
+        for arm in &x.arms {
+            ensure!(
+                arm.settings.contains_key("algorithm"),
+                "arm `{}` must set `algorithm`",
+                arm.name
+            );
+            if let Some(t) = &arm.tuned_as {
+                ensure!(known(t), "arm `{}`: tuned_as `{t}` is no arm", arm.name);
+            }
+            self.arm_config(arm, x.seeds[0], &[], &Setting::default(), Split::Test)?;
+        }
+        if let Some(t) = &x.tuning {
+            t.validate()?;
+            for a in &t.arms {
+                ensure!(known(a), "experiment.tuning.arms: `{a}` is no arm");
+            }
+            ensure!(
+                self.tasks.validation > 0,
+                "experiment.tuning needs a validation split: set tasks.validation"
+            );
+            ensure!(
+                t.seeds.iter().all(|s| !x.seeds.contains(s)),
+                "experiment.tuning.seeds must differ from experiment.seeds"
+            );
+        }
+        if let Some(p) = &x.primary {
+            ensure!(
+                known(&p.arm) && known(&p.baseline),
+                "experiment.primary names an arm that does not exist"
+            );
+        }
+        Ok(())
+    }
+
+    /// The run of `arm` with `seed`, its agents starting from `warm` (one folder per agent), at
+    /// `setting` (learning rate and clip scale; defaults: each agent's `lr`, the arm's ε),
+    /// evaluated on `eval`.
+    pub fn arm_config(
+        &self,
+        arm: &Arm,
+        seed: u64,
+        warm: &[PathBuf],
+        setting: &Setting,
+        eval: Split,
+    ) -> Result<RunConfig> {
+        let mut table = self.algorithm.clone();
+        table.extend(arm.settings.clone());
+        let mut algorithm: HacpoConfig = toml::Value::Table(table)
+            .try_into()
+            .with_context(|| format!("algorithm settings of arm `{}`", arm.name))?;
+        algorithm.gspo_eps_low *= setting.eps_scale;
+        algorithm.gspo_eps_high *= setting.eps_scale;
+        let mut run = self.run.clone();
+        run.name = self.run_name(arm, seed, setting, eval);
+        run.seed = seed;
+        run.output_dir = self
+            .run
+            .output_dir
+            .join(self.run_folder(arm, seed, setting, eval));
+        let agents = self
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AgentSection {
+                name: a.name.clone(),
+                model: warm.get(i).cloned().unwrap_or_default(),
+                device: a.device,
+                lr: setting.lr.unwrap_or(a.lr),
+                weight_decay: a.weight_decay,
+                generation: Default::default(),
+            })
+            .collect();
+        Ok(RunConfig {
+            run,
+            verifier: self.verifier.clone(),
+            data: DataSection {
+                train: self.dataset(Split::Train),
+                eval: Some(self.dataset(eval)),
+                eval_size: if eval == Split::Test {
+                    self.experiment.eval_size
+                } else {
+                    0
+                },
+            },
+            algorithm,
+            agents,
+        })
+    }
+
+    /// The pool's `run` of an arm and seed: `<name>/<arm>[/<setting>]/s<seed>` for the arms,
+    /// `<name>/tune/<arm>/<setting>/s<seed>` for the sweep.
+    pub fn run_name(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> String {
+        let folder = self.run_folder(arm, seed, setting, eval);
+        format!("{}/{}", self.run.name, folder.display())
+    }
+
+    fn run_folder(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> PathBuf {
+        match eval {
+            Split::Validation => Path::new("tune")
+                .join(&arm.name)
+                .join(setting.label())
+                .join(format!("s{seed}")),
+            // A tuned setting is in the name: runs at another setting never share a folder.
+            _ if setting.lr.is_some() => Path::new(&arm.name)
+                .join(setting.label())
+                .join(format!("s{seed}")),
+            _ => Path::new(&arm.name).join(format!("s{seed}")),
+        }
+    }
+
+    /// The pool's dataset name of a split.
+    pub fn dataset(&self, split: Split) -> String {
+        format!("{}-{}", self.run.name, split.name())
+    }
+
+    /// Rollouts one run of `arm` generates for training (evaluation excluded).
+    pub fn rollouts_per_run(&self, arm: &Arm) -> Result<usize> {
+        let algorithm = self
+            .arm_config(arm, 0, &[], &Setting::default(), Split::Test)?
+            .algorithm
+            .algorithm;
+        Ok(self.run.steps
+            * self.run.prompts_per_step
+            * algorithm.rollouts_per_prompt(self.run.group_size)
+            * self.agents.len())
+    }
+}
+
+fn resolve(base: &Path, p: &Path) -> PathBuf {
+    match p.strip_prefix("$HACRL_CACHE") {
+        Ok(rest) => crate::cache_dir().join(rest),
+        Err(_) => base.join(p),
+    }
+}

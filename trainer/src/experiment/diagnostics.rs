@@ -1,0 +1,111 @@
+//! What a run's metrics log says about how it learned: per agent, the mean over steps of the
+//! clip fractions, where cross ratios fell, KL, displacement from the start and ω.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::train::METRICS_FILE;
+
+/// Keys of a `train_metrics` row (columns and `extra`) averaged into a run's diagnostics.
+pub const KEYS: [&str; 16] = [
+    "accuracy",
+    "clip_fraction",
+    "clip_own",
+    "clip_cross",
+    "cross_below",
+    "cross_inside",
+    "cross_above",
+    "cross_ratio_mean",
+    "adv_abs_own",
+    "adv_abs_cross",
+    "response_tokens",
+    "entropy",
+    "kl",
+    "kl_own",
+    "displacement",
+    "omega",
+];
+
+/// Per agent (by name), the mean over a run's steps of each [`KEYS`] key (`displacement`: its
+/// last value), read from the
+/// run's `metrics.jsonl` (a step logged twice counts once, the later line).
+pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<String, f64>>> {
+    let path = output_dir.join(METRICS_FILE);
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut rows: BTreeMap<(String, u64), serde_json::Value> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        let agent = v["agent"].as_str().unwrap_or_default().to_string();
+        let step = v["row"]["step"].as_u64().unwrap_or_default();
+        rows.insert((agent, step), v["row"].clone());
+    }
+    let mut sums: BTreeMap<String, BTreeMap<String, (f64, usize)>> = BTreeMap::new();
+    for ((agent, _), row) in rows {
+        let extra = &row["extra"];
+        for key in KEYS {
+            let value = match key {
+                // One partner in the experiments; with more, their mean.
+                "omega" => {
+                    let w: Vec<f64> = extra["omega_source_over_learner"]
+                        .as_object()
+                        .map(|o| o.values().filter_map(|v| v.as_f64()).collect())
+                        .unwrap_or_default();
+                    (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64)
+                }
+                _ => row[key].as_f64().or_else(|| extra[key].as_f64()),
+            };
+            // Cross keys mean nothing in a step without cross samples.
+            let no_cross = extra["cross_sequences"].as_u64() == Some(0);
+            if let Some(v) = value
+                && !(no_cross && key.contains("cross"))
+            {
+                let e = sums
+                    .entry(agent.clone())
+                    .or_default()
+                    .entry(key.to_string())
+                    .or_default();
+                if key == "displacement" {
+                    // How far the run went, not its average distance on the way: the last step.
+                    *e = (v, 1);
+                } else {
+                    e.0 += v;
+                    e.1 += 1;
+                }
+            }
+        }
+    }
+    Ok(sums
+        .into_iter()
+        .map(|(a, m)| {
+            let means = m.into_iter().map(|(k, (s, n))| (k, s / n as f64)).collect();
+            (a, means)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_average_steps_and_skip_cross_keys_without_cross_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let row = |step: u64, clip_own: f64, cross: u64| {
+            serde_json::json!({"agent": "a", "row": {"step": step, "accuracy": 0.5, "kl": 0.0,
+                "clip_fraction": 0.2, "extra": {"clip_own": clip_own, "clip_cross": 0.9,
+                "cross_sequences": cross, "omega_source_over_learner": {"b": 2.0}}}})
+            .to_string()
+        };
+        // Step 2 logged twice (a crash after its metrics): the later line counts.
+        let text = [row(1, 0.1, 4), row(2, 0.9, 0), row(2, 0.3, 0)].join("\n");
+        std::fs::write(dir.path().join(METRICS_FILE), text).unwrap();
+        let d = run_diagnostics(dir.path()).unwrap();
+        let a = &d["a"];
+        assert!((a["clip_own"] - 0.2).abs() < 1e-12, "{a:?}");
+        assert_eq!(a["clip_cross"], 0.9, "only step 1 had cross samples");
+        assert_eq!(a["omega"], 2.0);
+    }
+}

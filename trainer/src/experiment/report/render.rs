@@ -1,0 +1,333 @@
+//! The report as markdown: the main table, the pre-declared primary comparison with Holm's
+//! correction, secondary comparisons, diagnostics, the overlap gate and the tuning sweep.
+
+use super::super::diagnostics::KEYS;
+use super::super::gate::GateReport;
+use super::super::stats::{Endpoint, Paired, Spread, holm};
+use super::super::tuning::Tuning;
+use super::{ArmResult, Report};
+
+impl Report {
+    /// The whole markdown report.
+    pub fn table(&self) -> String {
+        let mut out = self.accuracy_table();
+        out += &self.primary_section();
+        out += &self.secondary_section();
+        out += &self.diagnostics_table();
+        if let Some(g) = &self.gate {
+            out += &gate_table(g);
+        }
+        if let Some(t) = &self.tuning {
+            out += &tuning_table(t, &self.agents);
+        }
+        out
+    }
+
+    /// Final held-out accuracy per agent and arm (mean ± sd over seeds, min–max), its change
+    /// from the warm-up, seeds, rollouts and wall time per run.
+    fn accuracy_table(&self) -> String {
+        let mut out = format!(
+            "Held-out accuracy (greedy pass@1 on {} tasks) after the last step, mean ± sd over seeds [min–max]; Δ is the change from the warm-up.\n\n| arm |",
+            self.eval_tasks
+        );
+        for a in &self.agents {
+            out.push_str(&format!(" {a} | Δ |"));
+        }
+        out.push_str(" seeds | training rollouts / run | wall s / run |\n|---|");
+        out.push_str(&"---|---|".repeat(self.agents.len()));
+        out.push_str("---|---|---|\n| warm-up |");
+        for w in &self.warmup_accuracy {
+            out.push_str(&format!(" {w:.3} | |"));
+        }
+        out.push_str(" | | |\n");
+        for arm in &self.arms {
+            out.push_str(&format!("| {} |", arm.arm));
+            for (k, w) in self.warmup_accuracy.iter().enumerate() {
+                let s = arm.final_accuracy(k);
+                out.push_str(&format!(
+                    " {:.3} ± {:.3} [{:.3}–{:.3}] | {:+.3} |",
+                    s.mean,
+                    s.sd,
+                    s.min,
+                    s.max,
+                    s.mean - w
+                ));
+            }
+            let wall = Spread::of(&arm.seeds.iter().map(|s| s.wall_seconds).collect::<Vec<_>>());
+            out.push_str(&format!(
+                " {} | {} | {:.0} |\n",
+                arm.seeds.len(),
+                arm.rollouts_per_run,
+                wall.mean
+            ));
+        }
+        out
+    }
+
+    fn arm(&self, name: &str) -> Option<&ArmResult> {
+        self.arms.iter().find(|a| a.arm == name)
+    }
+
+    /// The primary comparison per agent, p-values Holm-adjusted over the agents, with final and
+    /// best accuracy of both arms beside it.
+    fn primary_section(&self) -> String {
+        let Some(p) = &self.primary else {
+            return String::new();
+        };
+        let (Some(arm), Some(base)) = (self.arm(&p.arm), self.arm(&p.baseline)) else {
+            return format!(
+                "\n\n**Primary comparison** {} − {}: not run yet.\n",
+                p.arm, p.baseline
+            );
+        };
+        let paired: Vec<Option<Paired>> = (0..self.agents.len())
+            .map(|k| {
+                Paired::of(
+                    &arm.endpoints(k, p.endpoint),
+                    &base.endpoints(k, p.endpoint),
+                )
+            })
+            .collect();
+        let raw: Vec<f64> = paired.iter().flatten().map(|q| q.p).collect();
+        let mut adjusted = holm(&raw).into_iter();
+        let mut out = format!(
+            "\n\n**Primary comparison** (declared in the experiment file before it ran): {} − {} on the {} of held-out accuracy, paired by seed, per agent; p from the paired t test, Holm-adjusted over the {} agents.\n\n| agent | seeds | mean ± sd | 95% interval | p | p (Holm) | final {a} / {b} | best {a} / {b} | per seed |\n|---|---|---|---|---|---|---|---|---|\n",
+            p.arm,
+            p.baseline,
+            p.endpoint.label(),
+            self.agents.len(),
+            a = p.arm,
+            b = p.baseline,
+        );
+        for (k, agent) in self.agents.iter().enumerate() {
+            let Some(q) = &paired[k] else {
+                out += &format!("| {agent} | <2 | | | | | | | |\n");
+                continue;
+            };
+            let mean = |a: &ArmResult, e: Endpoint| {
+                Spread::of(&a.endpoints(k, e).iter().map(|x| x.1).collect::<Vec<_>>()).mean
+            };
+            out += &format!(
+                "| {agent} | {} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {} |\n",
+                q.diffs.len(),
+                q.spread.mean,
+                q.spread.sd,
+                q.ci95.0,
+                q.ci95.1,
+                q.p,
+                adjusted.next().unwrap_or(f64::NAN),
+                mean(arm, Endpoint::Final),
+                mean(base, Endpoint::Final),
+                mean(arm, Endpoint::Best),
+                mean(base, Endpoint::Best),
+                per_seed(q),
+            );
+        }
+        out
+    }
+
+    /// The primary arm against every other arm (and the ablations against it): secondary, so
+    /// p-values are unadjusted and only descriptive.
+    fn secondary_section(&self) -> String {
+        let (main, endpoint) = match &self.primary {
+            Some(p) => (p.arm.as_str(), p.endpoint),
+            None => ("hacpo", Endpoint::Final),
+        };
+        let Some(arm) = self.arm(main) else {
+            return String::new();
+        };
+        let mut out = format!(
+            "\n\nSecondary comparisons (descriptive; p unadjusted): {main} − each other arm on the {} of held-out accuracy, paired by seed, mean ± sd [95% interval], and per seed.\n\n| comparison | agent | mean ± sd | 95% interval | p | per seed |\n|---|---|---|---|---|---|\n",
+            endpoint.label()
+        );
+        let primary_base = self.primary.as_ref().map(|p| p.baseline.as_str());
+        for base in self
+            .arms
+            .iter()
+            .filter(|a| a.arm != main && Some(a.arm.as_str()) != primary_base)
+        {
+            for (k, agent) in self.agents.iter().enumerate() {
+                let Some(q) = Paired::of(&arm.endpoints(k, endpoint), &base.endpoints(k, endpoint))
+                else {
+                    continue;
+                };
+                out += &format!(
+                    "| {main} − {} | {agent} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {} |\n",
+                    base.arm,
+                    q.spread.mean,
+                    q.spread.sd,
+                    q.ci95.0,
+                    q.ci95.1,
+                    q.p,
+                    per_seed(&q)
+                );
+            }
+        }
+        out
+    }
+
+    fn diagnostics_table(&self) -> String {
+        let mut out = "\n\nDiagnostics from `train_metrics`, mean over steps and seeds: training accuracy, clip fractions (all, own, cross), where cross ratios s fall relative to the mini-batch's window [lower_m, 1], mean |A| own / cross, own response tokens, entropy (nats/token), KL over the whole mini-batch and over the learner's own samples only, ‖θ − θ₀‖ after the last step, ω (source / learner).\n\n| arm | agent | acc | clip | clip own | clip cross | s < lower | s in window | s > 1 | mean s | |A| own | |A| cross | tokens | entropy | KL | KL own | ‖θ−θ₀‖ | ω |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n".to_string();
+        for a in &self.arms {
+            for agent in &self.agents {
+                let cell = |key: &str| {
+                    let v: Vec<f64> = a
+                        .seeds
+                        .iter()
+                        .filter_map(|s| s.diagnostics.get(agent)?.get(key).copied())
+                        .collect();
+                    if v.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{:.3}", v.iter().sum::<f64>() / v.len() as f64)
+                    }
+                };
+                let cells: Vec<String> = KEYS.iter().map(|k| cell(k)).collect();
+                out += &format!("| {} | {agent} | {} |\n", a.arm, cells.join(" | "));
+            }
+        }
+        out
+    }
+}
+
+fn per_seed(q: &Paired) -> String {
+    q.diffs
+        .iter()
+        .map(|(s, d)| format!("s{s} {d:+.3}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn gate_table(g: &GateReport) -> String {
+    let mut out = format!(
+        "\n\nOverlap gate before RL ({} prompts × {}): s = exp(ℓ_scorer − ℓ_author) of warm-up responses; required ≥ {:.0}% in [{:.3}, 1] for every pair, in the run's unit ({:?}): **{}**.\n\n| author → scorer | unit | n | below | inside | above | s at 10/25/50/75/90% |\n|---|---|---|---|---|---|---|\n",
+        g.spec.prompts,
+        g.spec.group_size,
+        g.spec.min_inside * 100.0,
+        g.window.0,
+        g.unit,
+        match (g.passed, g.ignored) {
+            (true, _) => "passed",
+            (false, false) => "failed",
+            (false, true) =>
+                "failed — the arms below ran anyway (--ignore-gate), a deviation from the pre-registration",
+        }
+    );
+    for p in &g.pairs {
+        let q: Vec<String> = p.quantiles.iter().map(|x| format!("{x:.3}")).collect();
+        out += &format!(
+            "| {} → {} | {:?} | {} | {:.3} | {:.3} | {:.3} | {} |\n",
+            p.author,
+            p.scorer,
+            p.unit,
+            p.samples,
+            p.below,
+            p.inside,
+            p.above,
+            q.join(" / ")
+        );
+    }
+    out
+}
+
+fn tuning_table(t: &Tuning, agents: &[String]) -> String {
+    let warm: Vec<String> = t
+        .warmup_accuracy
+        .iter()
+        .map(|w| format!("{w:.3}"))
+        .collect();
+    let mut out = format!(
+        "\n\nTuning sweep on the validation split (seeds {:?}; warm-ups {}): per agent the mean of the last three validation evaluations, and the rule's score ({:?}: the worse agent's, ties to the smaller lr, then the smaller clip). The held-out split was not touched.\n\n| arm | lr | ε scale | {} | score | wall s |\n|---|---|---|{}---|---|\n",
+        t.spec.seeds,
+        warm.join(" / "),
+        t.spec.rule,
+        agents.join(" | "),
+        "---|".repeat(agents.len()),
+    );
+    for p in &t.points {
+        let chosen = t.chosen.get(&p.arm) == Some(&p.setting);
+        let per_agent: Vec<String> = (0..agents.len())
+            .map(|k| {
+                let v: Vec<f64> = p
+                    .curves
+                    .iter()
+                    .filter_map(|run| Endpoint::LastThree.of(&run[k]))
+                    .collect();
+                format!("{:.3}", v.iter().sum::<f64>() / v.len().max(1) as f64)
+            })
+            .collect();
+        out += &format!(
+            "| {}{} | {} | {} | {} | {:.3} | {:.0} |\n",
+            p.arm,
+            if chosen { " (chosen)" } else { "" },
+            p.setting.lr.map_or("own".into(), |l| format!("{l:e}")),
+            p.setting.eps_scale,
+            per_agent.join(" | "),
+            p.score,
+            p.wall_seconds
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::report;
+    use super::*;
+    use crate::experiment::config::Primary;
+
+    #[test]
+    fn table_reports_final_accuracy_over_seeds_and_change_from_warmup() {
+        let t = report().table();
+        assert!(t.contains("| gspo | 0.300 ± 0.141 [0.200–0.400] | +0.200 | 0.400 ± 0.141 [0.300–0.500] | +0.100 | 2 | 64 | 10 |"), "{t}");
+        assert!(
+            t.contains("| hacpo | 0.500 ± 0.000 [0.500–0.500] | +0.400 | 0.500 ± 0.141"),
+            "{t}"
+        );
+        assert!(t.contains("| warm-up | 0.100 | | 0.300 | |"), "{t}");
+        assert!(!t.contains("Primary comparison"), "none declared");
+        assert!(
+            t.contains("| hacpo − gspo | small | +0.200 ± 0.141 |"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn the_primary_comparison_is_holm_adjusted_and_others_are_secondary() {
+        let mut r = report();
+        for (s, (a, b)) in [(2, (0.45, 0.35)), (3, (0.55, 0.5))] {
+            r.arms[0]
+                .seeds
+                .push(super::super::tests::seed(s, &[0.1, 0.2], &[0.3, b]));
+            r.arms[1]
+                .seeds
+                .push(super::super::tests::seed(s, &[0.1, a], &[0.3, 0.4]));
+        }
+        r.primary = Some(Primary {
+            arm: "hacpo".into(),
+            baseline: "gspo".into(),
+            endpoint: Endpoint::Final,
+        });
+        let t = r.table();
+        let small = Paired::of(
+            &r.arms[1].endpoints(0, Endpoint::Final),
+            &r.arms[0].endpoints(0, Endpoint::Final),
+        )
+        .unwrap();
+        let big = Paired::of(
+            &r.arms[1].endpoints(1, Endpoint::Final),
+            &r.arms[0].endpoints(1, Endpoint::Final),
+        )
+        .unwrap();
+        let adj = holm(&[small.p, big.p]);
+        assert!(adj[0] >= small.p && adj[1] >= big.p);
+        let row = format!(
+            "| small | 4 | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {:.3} |",
+            small.spread.mean, small.spread.sd, small.ci95.0, small.ci95.1, small.p, adj[0]
+        );
+        assert!(t.contains(&row), "{row}\n{t}");
+        assert!(t.contains("Holm-adjusted over the 2 agents"), "{t}");
+        // The baseline of the primary is not repeated among the secondary comparisons.
+        assert!(!t.contains("| hacpo − gspo |"), "{t}");
+    }
+}

@@ -1,0 +1,101 @@
+//! One run of an arm: trained through the production loop unless it finished before, then read
+//! back — its evaluation curves from the pool, its diagnostics from its metrics log.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::cache;
+use super::config::{Arm, ExperimentConfig, Split};
+use super::diagnostics::run_diagnostics;
+use super::report::SeedResult;
+use super::tuning::Setting;
+use crate::config::RunConfig;
+use crate::verifier::VerifierClient;
+
+/// What a finished run wrote next to its checkpoints.
+#[derive(Debug, Serialize, Deserialize)]
+struct RunDone {
+    wall_seconds: f64,
+}
+
+/// What every run of an experiment shares.
+pub struct Runs<'a> {
+    /// The experiment.
+    pub cfg: &'a ExperimentConfig,
+    /// The verifier.
+    pub client: &'a VerifierClient,
+    /// Each agent's warm-up folder.
+    pub warm_dirs: &'a [PathBuf],
+    /// Pool ids of the agents.
+    pub agent_ids: &'a [uuid::Uuid],
+}
+
+impl Runs<'_> {
+    /// Whether `arm` with `seed` at `setting` finished in an earlier invocation.
+    pub fn finished(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> Result<bool> {
+        let rc = self.config(arm, seed, setting, eval)?;
+        Ok(cache::load::<_, RunDone>(&done_path(&rc), &done_settings(&rc)).is_some())
+    }
+
+    /// Runs `arm` with `seed` at `setting` (unless it finished before) and reads it back; each
+    /// curve starts at `(0, warm[k])`.
+    pub fn run(
+        &self,
+        arm: &Arm,
+        seed: u64,
+        setting: &Setting,
+        eval: Split,
+        warm: &[f64],
+    ) -> Result<SeedResult> {
+        let rc = self.config(arm, seed, setting, eval)?;
+        let done = cache::cached(&done_path(&rc), &done_settings(&rc), || {
+            let t = Instant::now();
+            crate::train::run(&rc)?;
+            Ok(RunDone {
+                wall_seconds: t.elapsed().as_secs_f64(),
+            })
+        })?;
+        let eval_run = format!("{}/eval", rc.run.name);
+        let curves = self
+            .agent_ids
+            .iter()
+            .zip(warm)
+            .map(|(&id, &w)| {
+                let mut curve = vec![(0, w)];
+                curve.extend(
+                    self.client
+                        .accuracy_history(id, &eval_run)?
+                        .into_iter()
+                        .map(|s| (s.step as usize, s.accuracy)),
+                );
+                Ok(curve)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SeedResult {
+            seed,
+            run: rc.run.name.clone(),
+            wall_seconds: done.wall_seconds,
+            curves,
+            diagnostics: run_diagnostics(&rc.run.output_dir)?,
+        })
+    }
+
+    fn config(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> Result<RunConfig> {
+        self.cfg
+            .arm_config(arm, seed, self.warm_dirs, setting, eval)
+    }
+}
+
+fn done_path(rc: &RunConfig) -> PathBuf {
+    rc.run.output_dir.join("done.json")
+}
+
+/// What makes a run's result: its update rule, its agents' rates, and its length.
+fn done_settings(rc: &RunConfig) -> serde_json::Value {
+    let lr: Vec<f64> = rc.agents.iter().map(|a| a.lr).collect();
+    json!({ "algorithm": rc.algorithm, "lr": lr, "steps": rc.run.steps, "eval": rc.data.eval })
+}

@@ -1,0 +1,272 @@
+//! The tuning sweep: every tuned arm runs at each learning rate × own-sample clip scale on its
+//! own seeds, evaluated on the validation split only, and a rule declared in the experiment file
+//! before anything ran picks each arm's setting.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Result, ensure};
+use serde::{Deserialize, Serialize};
+
+use super::stats::Endpoint;
+
+/// The sweep as the experiment file declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuningSpec {
+    /// Seeds of the sweep's runs, none of them an experiment seed.
+    pub seeds: Vec<u64>,
+    /// Learning rates (every agent of a run uses the same).
+    pub lr: Vec<f64>,
+    /// Multipliers of the arm's own-sample sequence clip (ε_low, ε_high): 1 is the paper's.
+    pub eps_scale: Vec<f64>,
+    /// The arms that are tuned (others take a tuned arm's setting through `tuned_as`, or run at
+    /// their own).
+    pub arms: Vec<String>,
+    /// How a setting is chosen.
+    pub rule: SelectionRule,
+}
+
+impl TuningSpec {
+    /// Checks the grid is usable.
+    pub fn validate(&self) -> Result<()> {
+        ensure!(!self.seeds.is_empty(), "experiment.tuning.seeds is empty");
+        ensure!(
+            !self.lr.is_empty() && self.lr.iter().all(|&x| x > 0.0 && x.is_finite()),
+            "experiment.tuning.lr must be positive rates"
+        );
+        ensure!(
+            !self.eps_scale.is_empty() && self.eps_scale.iter().all(|&x| x > 0.0 && x.is_finite()),
+            "experiment.tuning.eps_scale must be positive multipliers"
+        );
+        ensure!(!self.arms.is_empty(), "experiment.tuning.arms is empty");
+        Ok(())
+    }
+
+    /// Every setting of the grid, lr-major, ascending.
+    pub fn grid(&self) -> Vec<Setting> {
+        let mut lr = self.lr.clone();
+        lr.sort_by(f64::total_cmp);
+        let mut eps = self.eps_scale.clone();
+        eps.sort_by(f64::total_cmp);
+        lr.iter()
+            .flat_map(|&l| {
+                eps.iter().map(move |&e| Setting {
+                    lr: Some(l),
+                    eps_scale: e,
+                })
+            })
+            .collect()
+    }
+}
+
+/// How the sweep picks a setting per arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionRule {
+    /// The highest worse-agent score, where an agent's score is its mean of the last three
+    /// validation evaluations averaged over the tuning seeds; ties go to the smaller learning
+    /// rate, then to the smaller clip scale. The worse agent, because a collaboration that
+    /// lifts one partner by sinking the other is not what is being tuned for.
+    WorstAgentLastThree,
+}
+
+impl SelectionRule {
+    /// The score of one setting from its runs' validation curves (per run, per agent).
+    pub fn score(self, runs: &[Vec<Vec<(usize, f64)>>]) -> f64 {
+        match self {
+            Self::WorstAgentLastThree => {
+                let agents = runs.first().map_or(0, Vec::len);
+                (0..agents)
+                    .map(|k| {
+                        let v: Vec<f64> = runs
+                            .iter()
+                            .filter_map(|r| Endpoint::LastThree.of(&r[k]))
+                            .collect();
+                        v.iter().sum::<f64>() / v.len().max(1) as f64
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            }
+        }
+    }
+}
+
+/// A learning rate (`None`: each agent's own) and a clip scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Setting {
+    /// Every agent's learning rate.
+    pub lr: Option<f64>,
+    /// Multiplier of the own-sample clip.
+    pub eps_scale: f64,
+}
+
+impl Default for Setting {
+    fn default() -> Self {
+        Self {
+            lr: None,
+            eps_scale: 1.0,
+        }
+    }
+}
+
+impl Setting {
+    /// Folder and run-name component: `lr2e-4-eps10`.
+    pub fn label(&self) -> String {
+        match self.lr {
+            Some(lr) => format!("lr{lr:e}-eps{}", self.eps_scale),
+            None => format!("eps{}", self.eps_scale),
+        }
+    }
+}
+
+/// One arm at one setting of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TuningPoint {
+    /// The tuned arm.
+    pub arm: String,
+    /// Its setting.
+    pub setting: Setting,
+    /// The pool's runs, one per tuning seed.
+    pub runs: Vec<String>,
+    /// Per run, per agent: (step, validation accuracy), starting at the warm-up's step 0.
+    pub curves: Vec<Vec<Vec<(usize, f64)>>>,
+    /// The rule's score.
+    pub score: f64,
+    /// Wall time of its runs together.
+    pub wall_seconds: f64,
+}
+
+/// Scores closer than this are a tie (one problem in a validation split is ~1e-3).
+const TIE: f64 = 1e-9;
+
+/// The sweep's outcome: every point and each arm's choice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tuning {
+    /// What was declared.
+    pub spec: TuningSpec,
+    /// Validation accuracy of each agent's warm-up.
+    pub warmup_accuracy: Vec<f64>,
+    /// Every (arm, setting) that ran.
+    pub points: Vec<TuningPoint>,
+    /// Per tuned arm, the chosen setting.
+    pub chosen: BTreeMap<String, Setting>,
+    /// Every point of the grid ran at every tuning seed (`--report-only` may find fewer).
+    #[serde(default)]
+    pub complete: bool,
+}
+
+impl Tuning {
+    /// Applies the rule to the points of each arm.
+    pub fn choose(spec: TuningSpec, warmup_accuracy: Vec<f64>, points: Vec<TuningPoint>) -> Self {
+        let mut chosen = BTreeMap::new();
+        for arm in &spec.arms {
+            let best = points
+                .iter()
+                .filter(|p| &p.arm == arm && p.score.is_finite())
+                .fold(None::<&TuningPoint>, |best, p| match best {
+                    // The grid is visited in ascending order: only a higher score replaces the
+                    // smaller setting (scores are means of accuracies, so equal ones may differ
+                    // in the last bits).
+                    Some(b) if p.score <= b.score + TIE => Some(b),
+                    _ => Some(p),
+                });
+            if let Some(b) = best {
+                chosen.insert(arm.clone(), b.setting);
+            }
+        }
+        Self {
+            spec,
+            warmup_accuracy,
+            points,
+            chosen,
+            complete: true,
+        }
+    }
+
+    /// The sweep of two parts of one experiment that tuned different arms (or the same arms
+    /// alike); `None` when they chose differently for one arm.
+    pub fn merge(mut self, other: Tuning) -> Option<Tuning> {
+        if self.spec != other.spec || self.warmup_accuracy != other.warmup_accuracy {
+            return None;
+        }
+        for (arm, s) in other.chosen {
+            if *self.chosen.entry(arm).or_insert(s) != s {
+                return None;
+            }
+        }
+        for p in other.points {
+            if !self.points.contains(&p) {
+                self.points.push(p);
+            }
+        }
+        self.complete &= other.complete;
+        Some(self)
+    }
+
+    /// The setting an arm runs at: its own choice, or the choice of the arm it is tuned as.
+    pub fn setting_for(&self, tuning_name: &str) -> Setting {
+        self.chosen.get(tuning_name).copied().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> TuningSpec {
+        TuningSpec {
+            seeds: vec![100],
+            lr: vec![2e-4, 1e-4],
+            eps_scale: vec![10.0, 1.0],
+            arms: vec!["gspo".into()],
+            rule: SelectionRule::WorstAgentLastThree,
+        }
+    }
+
+    fn point(lr: f64, eps: f64, a: [f64; 3], b: [f64; 3]) -> TuningPoint {
+        let curve = |v: [f64; 3]| vec![(0, 0.0), (10, v[0]), (20, v[1]), (30, v[2])];
+        let curves = vec![vec![curve(a), curve(b)]];
+        TuningPoint {
+            arm: "gspo".into(),
+            setting: Setting {
+                lr: Some(lr),
+                eps_scale: eps,
+            },
+            runs: vec![],
+            score: SelectionRule::WorstAgentLastThree.score(&curves),
+            curves,
+            wall_seconds: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_grid_is_ascending_lr_major() {
+        let g: Vec<(f64, f64)> = spec()
+            .grid()
+            .iter()
+            .map(|s| (s.lr.unwrap(), s.eps_scale))
+            .collect();
+        assert_eq!(g, [(1e-4, 1.0), (1e-4, 10.0), (2e-4, 1.0), (2e-4, 10.0)]);
+    }
+
+    #[test]
+    fn the_rule_takes_the_worse_agent_and_breaks_ties_to_the_smaller_setting() {
+        // Worse agents: 0.2, 0.3 (tie), 0.3 (tie), 0.1 (its better agent is the best overall).
+        let points = vec![
+            point(1e-4, 1.0, [0.2, 0.2, 0.2], [0.5, 0.5, 0.5]),
+            point(1e-4, 10.0, [0.3, 0.3, 0.3], [0.4, 0.4, 0.4]),
+            point(2e-4, 1.0, [0.2, 0.3, 0.4], [0.6, 0.6, 0.6]),
+            point(2e-4, 10.0, [0.1, 0.1, 0.1], [0.9, 0.9, 0.9]),
+        ];
+        assert!((points[2].score - 0.3).abs() < 1e-12);
+        let t = Tuning::choose(spec(), vec![0.0, 0.0], points);
+        assert_eq!(
+            t.setting_for("gspo"),
+            Setting {
+                lr: Some(1e-4),
+                eps_scale: 10.0
+            }
+        );
+        assert_eq!(t.setting_for("hacpo"), Setting::default());
+        assert_eq!(t.chosen["gspo"].label(), "lr1e-4-eps10");
+    }
+}
