@@ -139,7 +139,11 @@ pub fn dequantize(ty: GgmlType, bytes: &[u8]) -> Vec<f32> {
                 let (scales, qs) = (&block[4..16], &block[16..]);
                 // Four groups of 64 values: low nibbles of 32 bytes, then their high nibbles,
                 // each half with its own 6-bit scale and minimum.
-                for (g, (q, y)) in qs.chunks_exact(32).zip(dst.chunks_exact_mut(64)).enumerate() {
+                for (g, (q, y)) in qs
+                    .chunks_exact(32)
+                    .zip(dst.chunks_exact_mut(64))
+                    .enumerate()
+                {
                     let (sc1, m1) = scale_min_k4(2 * g, scales);
                     let (sc2, m2) = scale_min_k4(2 * g + 1, scales);
                     let (d1, m1) = (d * f32::from(sc1), min * f32::from(m1));

@@ -69,10 +69,16 @@ pub(super) fn hf_config(g: &GgufFile) -> Result<Value> {
             ("model_type".into(), json!("gemma3_text")),
             ("hidden_activation".into(), json!("gelu_pytorch_tanh")),
             ("rope_local_base_freq".into(), json!(10_000.0)),
-            ("sliding_window".into(), json!(g.meta_u64(&key("attention.sliding_window"))?)),
+            (
+                "sliding_window".into(),
+                json!(g.meta_u64(&key("attention.sliding_window"))?),
+            ),
             ("sliding_window_pattern".into(), json!(6)),
             ("query_pre_attn_scalar".into(), head_dim),
-            ("pad_token_id".into(), json!(g.meta_u64("tokenizer.ggml.padding_token_id").unwrap_or(0))),
+            (
+                "pad_token_id".into(),
+                json!(g.meta_u64("tokenizer.ggml.padding_token_id").unwrap_or(0)),
+            ),
         ]);
     }
     Ok(cfg)
@@ -189,7 +195,9 @@ pub(super) fn hf_tokenizer_config(g: &GgufFile) -> Value {
             cfg[field] = json!(tok);
         }
     }
-    let gemma = g.meta_str("general.architecture").is_ok_and(|a| a == "gemma3");
+    let gemma = g
+        .meta_str("general.architecture")
+        .is_ok_and(|a| a == "gemma3");
     if gemma {
         cfg["tokenizer_class"] = json!("GemmaTokenizer");
         // The trainer appends `eos_token` to complete responses: for Gemma's chat that is the
@@ -220,7 +228,8 @@ pub(super) fn hf_generation_config(g: &GgufFile) -> Value {
         }
     }
     // Gemma ends a chat turn with <end_of_turn> and a document with <eos>: either stops.
-    if g.meta_str("general.architecture").is_ok_and(|a| a == "gemma3")
+    if g.meta_str("general.architecture")
+        .is_ok_and(|a| a == "gemma3")
         && let (Ok(eos), Some(eot)) = (
             g.meta_u64("tokenizer.ggml.eos_token_id"),
             token_id(g, "<end_of_turn>"),

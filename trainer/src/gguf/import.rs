@@ -37,7 +37,7 @@ pub fn import(gguf: &Path, out_dir: &Path) -> Result<()> {
         // llama.cpp stores Gemma's RMSNorm weights as 1 + w (ggml multiplies by them directly);
         // Hugging Face's Gemma3RMSNorm adds the 1 itself.
         if arch == "gemma3" && name.ends_with("norm.weight") {
-            t = t - 1.0;
+            t -= 1.0;
         }
         // Only the Llama converter permutes Q/K; Qwen GGUFs keep Hugging Face's order.
         if arch == "llama" && name.ends_with("q_proj.weight") {

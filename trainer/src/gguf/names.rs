@@ -82,7 +82,10 @@ pub(super) fn required_tensors(arch: &str, layers: u64) -> Vec<String> {
     if arch == "gemma3" {
         per_layer.extend(["post_attention_norm", "post_ffw_norm"]);
     }
-    let mut names = vec!["token_embd.weight".to_owned(), "output_norm.weight".to_owned()];
+    let mut names = vec![
+        "token_embd.weight".to_owned(),
+        "output_norm.weight".to_owned(),
+    ];
     for l in 0..layers {
         names.extend(per_layer.iter().map(|p| format!("blk.{l}.{p}.weight")));
     }

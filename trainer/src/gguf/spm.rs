@@ -23,7 +23,10 @@ pub(super) fn gemma_tokenizer(g: &GgufFile) -> Result<Value> {
         .ok_or_else(|| anyhow!("tokenizer.ggml.tokens is not an array"))?
         .iter()
         .enumerate()
-        .map(|(id, t)| t.as_str().ok_or_else(|| anyhow!("token {id} is not a string")))
+        .map(|(id, t)| {
+            t.as_str()
+                .ok_or_else(|| anyhow!("token {id} is not a string"))
+        })
         .collect::<Result<_>>()?;
     let types: Vec<i64> = match g.metadata.get("tokenizer.ggml.token_type") {
         Some(MetaValue::Array(a)) => a

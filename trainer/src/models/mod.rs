@@ -12,6 +12,7 @@ use tch::nn::Path;
 
 /// A decoder-only causal LM of any supported family.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per policy, moved rarely: boxing buys nothing
 pub enum Model {
     /// Llama 3.x, SmolLM2, Qwen2, Qwen3.
     Llama(llama::Model),

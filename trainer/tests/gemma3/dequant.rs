@@ -35,17 +35,25 @@ fn kernels_match_gguf_numpy_block_by_block() {
         for block in bytes.chunks_exact_mut(size) {
             for &at in scales {
                 // Finite scales of either sign and varied magnitude.
-                let x = ((next() % 2001) as f32 - 1000.0) / 250.0 * 0.1f32.powi((next() % 4) as i32);
+                let x =
+                    ((next() % 2001) as f32 - 1000.0) / 250.0 * 0.1f32.powi((next() % 4) as i32);
                 block[at..at + 2].copy_from_slice(&f16::from_f32(x).to_le_bytes());
             }
         }
-        let (file, out) = (dir.path().join(name), dir.path().join(format!("{name}.out")));
+        let (file, out) = (
+            dir.path().join(name),
+            dir.path().join(format!("{name}.out")),
+        );
         std::fs::write(&file, &bytes).unwrap();
         jobs.push(json!({"type": name, "file": file, "out": out}));
         inputs.push((ty, name, bytes, out));
     }
     let gguf = trainer::gemma3_gguf_path();
-    assert!(gguf.is_file(), "{} is missing: run scripts/setup.d/32-gemma3.sh", gguf.display());
+    assert!(
+        gguf.is_file(),
+        "{} is missing: run scripts/setup.d/32-gemma3.sh",
+        gguf.display()
+    );
     let real = [
         ("blk.0.attn_output.weight", "Q4_K"),
         ("blk.0.ffn_down.weight", "Q6_K"),
@@ -72,10 +80,16 @@ fn kernels_match_gguf_numpy_block_by_block() {
     for (ty, name, bytes, out) in inputs {
         let (ours, theirs) = (dequantize(ty, &bytes), read(&out));
         assert_eq!(ours.len(), theirs.len(), "{name}");
-        let diff = ours.iter().zip(&theirs).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        let diff = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
         eprintln!("{name}: {blocks} random blocks, max |Δ| = {diff}");
         assert!(
-            ours.iter().zip(&theirs).all(|(a, b)| a.to_bits() == b.to_bits()),
+            ours.iter()
+                .zip(&theirs)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
             "{name}: max |Δ| {diff}"
         );
     }
@@ -88,7 +102,9 @@ fn kernels_match_gguf_numpy_block_by_block() {
         let theirs = read(&dir.path().join(tensor));
         assert_eq!(ours.len(), theirs.len());
         assert!(
-            ours.iter().zip(&theirs).all(|(a, b)| a.to_bits() == b.to_bits()),
+            ours.iter()
+                .zip(&theirs)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
             "{tensor} ({ty}) differs"
         );
         eprintln!("{tensor} ({ty}): first {rows} rows bit-identical");
@@ -127,7 +143,10 @@ fn unsupported_types_and_missing_tensors_are_named() {
         .err()
         .unwrap();
     let msg = format!("{err:#}");
-    assert!(msg.contains("Q5_K") && msg.contains("blk.0.ffn_up.weight"), "{msg}");
+    assert!(
+        msg.contains("Q5_K") && msg.contains("blk.0.ffn_up.weight"),
+        "{msg}"
+    );
 
     // A real Gemma 3 GGUF's metadata with one tensor left out.
     let gguf = trainer::gemma3_gguf_path();
@@ -136,7 +155,10 @@ fn unsupported_types_and_missing_tensors_are_named() {
     let mut bytes = std::fs::read(&gguf).unwrap();
     // Rename the tensor in the directory (same length), so that the file lacks it.
     let needle = b"blk.7.ffn_up.weight";
-    let at = bytes.windows(needle.len()).position(|w| w == needle).unwrap();
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap();
     bytes[at..at + needle.len()].copy_from_slice(b"blk.7.ffn_zz.weight");
     let broken = dir.path().join("broken.gguf");
     std::fs::write(&broken, bytes).unwrap();

@@ -77,15 +77,25 @@ fn tiny_gemma3_matches_transformers() {
         &json!({"job": "parity", "model_dir": dir.path(), "pad": PAD, "pairs": pairs,
                 "prompts": prompts, "max_new_tokens": max_new, "out": out}),
     );
-    let theirs: std::collections::HashMap<String, Tensor> =
-        Tensor::read_safetensors(&out).unwrap().into_iter().collect();
+    let theirs: std::collections::HashMap<String, Tensor> = Tensor::read_safetensors(&out)
+        .unwrap()
+        .into_iter()
+        .collect();
 
     // Forward: logits at every real position.
-    let rows: Vec<Vec<i64>> = pairs.iter().map(|(p, r)| [p.clone(), r.clone()].concat()).collect();
+    let rows: Vec<Vec<i64>> = pairs
+        .iter()
+        .map(|(p, r)| [p.clone(), r.clone()].concat())
+        .collect();
     let (ids, valid) = left_pad(&rows, PAD, Device::Cpu);
     let t = ids.size()[1];
     let logits = tch::no_grad(|| {
-        model.forward(&ids, &positions_from_valid(&valid), &attention_mask(&valid, 0, t), None)
+        model.forward(
+            &ids,
+            &positions_from_valid(&valid),
+            &attention_mask(&valid, 0, t),
+            None,
+        )
     });
     let real = valid.unsqueeze(-1).to_kind(Kind::Float);
     let d_logits = super::max_abs_diff(&(&logits * &real), &(&theirs["logits"] * &real));
@@ -97,7 +107,10 @@ fn tiny_gemma3_matches_transformers() {
     for (i, (_, r)) in pairs.iter().enumerate() {
         let n = r.len() as i64;
         let ours = scores.token_logprobs.get(i as i64).narrow(0, r_max - n, n);
-        d_logprob = d_logprob.max(super::max_abs_diff(&ours, &theirs[&format!("logprobs.{i}")]));
+        d_logprob = d_logprob.max(super::max_abs_diff(
+            &ours,
+            &theirs[&format!("logprobs.{i}")],
+        ));
     }
     scores.mean_logprob.sum(Kind::Float).backward();
     let mut d_grad = 0f64;
@@ -119,7 +132,10 @@ fn tiny_gemma3_matches_transformers() {
     for (i, g) in gens.iter().enumerate() {
         assert_eq!(g.token_ids, their_ids[i], "row {i}: generated ids differ");
         let ours = Tensor::from_slice(&g.logprobs);
-        d_gen = d_gen.max(super::max_abs_diff(&ours, &theirs["gen_logprobs"].get(i as i64)));
+        d_gen = d_gen.max(super::max_abs_diff(
+            &ours,
+            &theirs["gen_logprobs"].get(i as i64),
+        ));
     }
     eprintln!(
         "tiny Gemma 3 vs transformers: max |Δ| logits {d_logits:.2e}, log-probs {d_logprob:.2e}, \
@@ -129,7 +145,10 @@ fn tiny_gemma3_matches_transformers() {
     );
     assert!(d_logits < 1e-4, "logits differ by {d_logits}");
     assert!(d_logprob < 1e-4, "log-probs differ by {d_logprob}");
-    assert!(d_grad < 1e-4 * grad_scale.max(1.0), "gradients differ by {d_grad}");
+    assert!(
+        d_grad < 1e-4 * grad_scale.max(1.0),
+        "gradients differ by {d_grad}"
+    );
     assert!(d_gen < 1e-4, "generation log-probs differ by {d_gen}");
 }
 
@@ -153,6 +172,13 @@ fn gemma3_configs_are_checked() {
     use trainer::models::gemma3::LayerType::*;
     assert_eq!(
         c.layer_types(),
-        [SlidingAttention, SlidingAttention, SlidingAttention, SlidingAttention, SlidingAttention, FullAttention]
+        [
+            SlidingAttention,
+            SlidingAttention,
+            SlidingAttention,
+            SlidingAttention,
+            SlidingAttention,
+            FullAttention
+        ]
     );
 }

@@ -38,7 +38,11 @@ const CORPUS: &[&str] = &[
 fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
     super::fixtures::init();
     let gguf = trainer::gemma3_gguf_path();
-    assert!(gguf.is_file(), "{} is missing: run scripts/setup.d/32-gemma3.sh", gguf.display());
+    assert!(
+        gguf.is_file(),
+        "{} is missing: run scripts/setup.d/32-gemma3.sh",
+        gguf.display()
+    );
     let start = std::time::Instant::now();
     let model_dir =
         trainer::gguf::import_cached(&gguf, &trainer::gguf::default_cache_root()).unwrap();
@@ -47,15 +51,25 @@ fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
 
     let t = policy.chat_template().expect("Gemma's chat template");
     let chat = t.render(&[Message::user("What is 2+2?")], true).unwrap();
-    assert_eq!(chat, "<bos><start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n");
+    assert_eq!(
+        chat,
+        "<bos><start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n"
+    );
     let prompt = policy.encode_prompt("What is 2+2?").unwrap();
     assert_eq!(prompt[..3], [2, 105, 2364], "<bos> <start_of_turn> user");
-    assert_eq!(policy.eos_token_id(), Some(106), "responses end with <end_of_turn>");
+    assert_eq!(
+        policy.eos_token_id(),
+        Some(106),
+        "responses end with <end_of_turn>"
+    );
     assert!(policy.stop_token_ids().contains(&1) && policy.stop_token_ids().contains(&106));
 
     let texts: Vec<String> = CORPUS.iter().map(|s| s.to_string()).chain([chat]).collect();
     let dir = tempfile::tempdir().unwrap();
-    let (out, logits_out) = (dir.path().join("tok.json"), dir.path().join("logits.safetensors"));
+    let (out, logits_out) = (
+        dir.path().join("tok.json"),
+        dir.path().join("logits.safetensors"),
+    );
     let cache = trainer::cache_dir().join("gemma3/transformers-tokenizer");
     super::run_reference(
         &super::transformers_python(),
@@ -66,7 +80,10 @@ fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
     let theirs: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let tok = policy.tokenizer();
-    assert_eq!(tok.vocab_size() as u64, theirs["vocab_size"].as_u64().unwrap());
+    assert_eq!(
+        tok.vocab_size() as u64,
+        theirs["vocab_size"].as_u64().unwrap()
+    );
     let mut tokens = 0;
     for (i, text) in texts.iter().enumerate() {
         let ours = tok.encode(text, false).unwrap();
@@ -79,19 +96,29 @@ fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
         );
         tokens += ours.len();
     }
-    eprintln!("tokenizer: {} texts, {tokens} tokens, ids equal to transformers'", texts.len());
+    eprintln!(
+        "tokenizer: {} texts, {tokens} tokens, ids equal to transformers'",
+        texts.len()
+    );
 
     // One forward of the chat prompt.
     let ids = Tensor::from_slice(&prompt).unsqueeze(0);
     let valid = ids.ones_like().to_kind(Kind::Bool);
     let n = prompt.len() as i64;
     let logits = tch::no_grad(|| {
-        policy.model().forward(&ids, &positions_from_valid(&valid), &attention_mask(&valid, 0, n), None)
+        policy.model().forward(
+            &ids,
+            &positions_from_valid(&valid),
+            &attention_mask(&valid, 0, n),
+            None,
+        )
     });
     let reference = &Tensor::read_safetensors(&logits_out).unwrap()[0].1;
     let d = super::max_abs_diff(&logits.get(0), reference);
     let scale = f64::try_from(reference.abs().max()).unwrap();
-    eprintln!("Gemma 3 270M forward ({n} tokens): max |Δ| logits {d:.2e} (largest logit {scale:.1})");
+    eprintln!(
+        "Gemma 3 270M forward ({n} tokens): max |Δ| logits {d:.2e} (largest logit {scale:.1})"
+    );
     assert!(d < 1e-3 * scale.max(1.0), "logits differ by {d}");
     let top = |t: &Tensor| i64::try_from(t.get(n - 1).argmax(-1, false)).unwrap();
     assert_eq!(top(&logits.get(0)), top(reference));

@@ -85,8 +85,12 @@ impl Attention {
     ) -> Tensor {
         let (b, t) = (x.size()[0], x.size()[1]);
         let heads = |y: Tensor, n: i64| y.view([b, t, n, self.head_dim]).transpose(1, 2);
-        let q = self.q_norm.forward(&heads(self.q_proj.forward(x), self.n_heads));
-        let k = self.k_norm.forward(&heads(self.k_proj.forward(x), self.n_kv_heads));
+        let q = self
+            .q_norm
+            .forward(&heads(self.q_proj.forward(x), self.n_heads));
+        let k = self
+            .k_norm
+            .forward(&heads(self.k_proj.forward(x), self.n_kv_heads));
         let v = heads(self.v_proj.forward(x), self.n_kv_heads);
         let q = apply_rope(&q, &rope.0, &rope.1);
         let k = apply_rope(&k, &rope.0, &rope.1);
@@ -175,7 +179,9 @@ impl DecoderLayer {
             .self_attn
             .forward(&self.input_layernorm.forward(x), rope, mask, cache);
         let h = x + self.post_attention_layernorm.forward(&a);
-        let m = self.mlp.forward(&self.pre_feedforward_layernorm.forward(&h));
+        let m = self
+            .mlp
+            .forward(&self.pre_feedforward_layernorm.forward(&h));
         &h + self.post_feedforward_layernorm.forward(&m)
     }
 }

@@ -40,7 +40,13 @@ pub(in crate::models) struct Linear {
 }
 
 impl Linear {
-    pub(in crate::models) fn new(p: Path, in_dim: i64, out_dim: i64, bias: bool, init: Init) -> Self {
+    pub(in crate::models) fn new(
+        p: Path,
+        in_dim: i64,
+        out_dim: i64,
+        bias: bool,
+        init: Init,
+    ) -> Self {
         let weight = p.var("weight", &[out_dim, in_dim], init);
         let bias = bias.then(|| p.var("bias", &[out_dim], Init::Const(0.0)));
         Self { weight, bias }
@@ -117,7 +123,12 @@ impl KvCache {
         }
     }
 
-    pub(in crate::models) fn append(&mut self, layer: usize, k: Tensor, v: Tensor) -> (Tensor, Tensor) {
+    pub(in crate::models) fn append(
+        &mut self,
+        layer: usize,
+        k: Tensor,
+        v: Tensor,
+    ) -> (Tensor, Tensor) {
         if self.layers.len() <= layer {
             self.layers.resize_with(layer + 1, || None);
         }
