@@ -214,6 +214,10 @@ add(K, r"2\sum_{k=1}^{m} k a_k", r"$\sum_{k=1}^{m} a_k k \cdot 2$", True,
     "a constant factor moved into the sum: equal (needs algebra on the operator)")
 add(K, r"\int_0^1 f(x) g(x)\,dx", r"$\int_0^1 g(x) f(x)\,dx$", True, "factors swapped inside an integral")
 add(K, r"\int_0^1 f(x) g(x)\,dx", r"$\int_0^2 g(x) f(x)\,dx$", False, "different limits")
+add(K, r"\gcd(a, b)", r"$\gcd(b, a)$", True, "gcd of unknowns is symmetric")
+add(K, r"\operatorname{lcm}(m, n)", r"$\operatorname{lcm}(n, m)$", True, "lcm of unknowns is symmetric")
+add(K, r"\gcd(a, b)", r"$\gcd(a, 2b)$", False, "a different argument")
+add(K, r"\gcd(a, b)", r"$\operatorname{lcm}(a, b)$", False, "lcm is not gcd")
 
 # ---------------- equal ratios (behind the `ratios` option) ----------------
 E = "equal_ratios"

@@ -1,13 +1,21 @@
-//! Answers that cannot be evaluated (`\sum_{k=0}^{n-1} F_k F_{n-k-1}`, `\int_0^1 f(x)g(x)\,dx`)
-//! compare by their form, up to the order of the terms of a sum and the factors of a product:
-//! the one algebraic fact that needs no evaluation and that reorderings (`F_{n-k-1} F_k`) need.
+//! Answers that cannot be evaluated (`\sum_{k=0}^{n-1} F_k F_{n-k-1}`, `\int_0^1 f(x)g(x)\,dx`,
+//! `\gcd(a, b)`) compare by their form, up to the order of the terms of a sum, the factors of a
+//! product and the arguments of gcd and lcm: the algebra that needs no evaluation and that
+//! reorderings (`F_{n-k-1} F_k`, `\gcd(b, a)`) need.
 
-use crate::math::expr::Expr;
+use crate::math::expr::{Expr, Func};
 
-/// Whether `e` holds a sum, product or integral sign, which evaluation cannot reach.
-pub(super) fn has_big_operator(e: &Expr) -> bool {
+/// Whether `e` holds what evaluation cannot reach: a sum, product or integral sign, or the gcd
+/// or lcm of unknowns (defined on integers only, so random points say nothing about them).
+pub(super) fn needs_form(e: &Expr) -> bool {
     let mut found = false;
-    e.walk(&mut |n| found |= matches!(n, Expr::Func(f, _) if f.is_big_operator()));
+    e.walk(&mut |n| {
+        found |= match n {
+            Expr::Func(f, _) if f.is_big_operator() => true,
+            Expr::Func(Func::Gcd | Func::Lcm, args) => args.iter().any(|a| !a.symbols().is_empty()),
+            _ => false,
+        }
+    });
     found
 }
 
@@ -40,6 +48,16 @@ fn canonical(e: &Expr) -> Expr {
         Expr::Neg(a) => Expr::Neg(boxed(a)),
         Expr::Div(a, b) => Expr::Div(boxed(a), boxed(b)),
         Expr::Pow(a, b) => Expr::Pow(boxed(a), boxed(b)),
+        // gcd and lcm are symmetric in their arguments (one tuple of them).
+        Expr::Func(f @ (Func::Gcd | Func::Lcm), args) => Expr::Func(
+            *f,
+            args.iter()
+                .map(|a| match a {
+                    Expr::Tuple(v) => Expr::Tuple(sorted(v, |_| None)),
+                    a => canonical(a),
+                })
+                .collect(),
+        ),
         Expr::Func(f, args) => Expr::Func(*f, args.iter().map(canonical).collect()),
         Expr::Rel { sides, ops } => Expr::Rel {
             sides: sides.iter().map(canonical).collect(),

@@ -285,8 +285,8 @@ impl Comparer {
         if g == p {
             return decide(true, Rule::Exact);
         }
-        // Sums, products and integrals are not evaluated: their form decides.
-        if canonical::has_big_operator(g) || canonical::has_big_operator(p) {
+        // Sums, products, integrals and gcds of unknowns are not evaluated: their form decides.
+        if canonical::needs_form(g) || canonical::needs_form(p) {
             let same = canonical::same_form(g, p);
             return decide(same, if same { Rule::Exact } else { Rule::Undecided });
         }
