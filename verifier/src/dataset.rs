@@ -5,14 +5,41 @@ use serde_json::{Map, Value, json};
 
 use crate::task::{NewTask, TaskKind};
 
+/// Why a row is not a task.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    /// The row is an array, a string, ….
+    #[error("each line must be a JSON object")]
+    NotAnObject,
+    /// A row in our own task shape that does not read as one.
+    #[error(transparent)]
+    Task(#[from] serde_json::Error),
+    /// None of the known shapes.
+    #[error(
+        "unrecognised row shape (keys {0:?}); expected GSM8K (question, answer with ####), \
+         MATH (problem, solution/answer), HumanEval (prompt, test, entry_point) or a task \
+         (kind, prompt, reference)"
+    )]
+    UnknownShape(Vec<String>),
+    /// A field the shape needs is missing.
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    /// A field the shape needs is not a string.
+    #[error("field `{0}` must be a string, got {1}")]
+    NotAString(&'static str, Value),
+    /// A MATH-shaped row with neither answer nor solution.
+    #[error("a MATH-shaped row needs `answer` or `solution`")]
+    NoAnswer,
+}
+
 /// Converts one JSON row (line `line`, 0-based) of `dataset` into a task, recognising the shape.
-pub fn task_from_row(dataset: &str, line: usize, row: Value) -> Result<NewTask, String> {
+pub fn task_from_row(dataset: &str, line: usize, row: Value) -> Result<NewTask, RowError> {
     let Value::Object(mut obj) = row else {
-        return Err("each line must be a JSON object".into());
+        return Err(RowError::NotAnObject);
     };
     if obj.contains_key("kind") && obj.contains_key("reference") {
         obj.entry("dataset").or_insert_with(|| json!(dataset));
-        return serde_json::from_value(Value::Object(obj)).map_err(|e| e.to_string());
+        return Ok(serde_json::from_value(Value::Object(obj))?);
     }
     let external_id = take_id(&mut obj).unwrap_or_else(|| line.to_string());
     let shape = if obj.contains_key("entry_point") && obj.contains_key("test") {
@@ -26,12 +53,7 @@ pub fn task_from_row(dataset: &str, line: usize, row: Value) -> Result<NewTask, 
     } else if obj.contains_key("problem") || obj.contains_key("question") {
         competition_math(&mut obj)
     } else {
-        let keys: Vec<&String> = obj.keys().collect();
-        return Err(format!(
-            "unrecognised row shape (keys {keys:?}); expected GSM8K (question, answer with ####), \
-             MATH (problem, solution/answer), HumanEval (prompt, test, entry_point) or a task \
-             (kind, prompt, reference)"
-        ));
+        return Err(RowError::UnknownShape(obj.keys().cloned().collect()));
     }?;
     let (kind, prompt, reference) = shape;
     Ok(NewTask {
@@ -44,7 +66,7 @@ pub fn task_from_row(dataset: &str, line: usize, row: Value) -> Result<NewTask, 
     })
 }
 
-type Shape = Result<(TaskKind, String, Value), String>;
+type Shape = Result<(TaskKind, String, Value), RowError>;
 
 fn take_id(obj: &mut Map<String, Value>) -> Option<String> {
     ["task_id", "unique_id", "problem_id", "id", "idx"]
@@ -56,11 +78,11 @@ fn take_id(obj: &mut Map<String, Value>) -> Option<String> {
         })
 }
 
-fn take_string(obj: &mut Map<String, Value>, key: &str) -> Result<String, String> {
+fn take_string(obj: &mut Map<String, Value>, key: &'static str) -> Result<String, RowError> {
     match obj.remove(key) {
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(format!("field `{key}` must be a string, got {other}")),
-        None => Err(format!("missing field `{key}`")),
+        Some(other) => Err(RowError::NotAString(key, other)),
+        None => Err(RowError::Missing(key)),
     }
 }
 
@@ -111,9 +133,7 @@ fn competition_math(obj: &mut Map<String, Value>) -> Shape {
     let answer = match obj.remove("answer") {
         Some(Value::String(s)) => s,
         Some(Value::Number(n)) => n.to_string(),
-        _ => solution
-            .clone()
-            .ok_or("a MATH-shaped row needs `answer` or `solution`")?,
+        _ => solution.clone().ok_or(RowError::NoAnswer)?,
     };
     let mut reference = json!({ "answer": answer });
     if let Some(solution) = solution {
@@ -164,7 +184,9 @@ mod tests {
     fn native_rows_and_unknown_shapes() {
         let native = json!({"external_id": "a", "kind": "math", "prompt": "1+1?", "reference": {"answer": "2"}});
         assert_eq!(task_from_row("mine", 0, native).unwrap().dataset, "mine");
-        let err = task_from_row("x", 0, json!({"foo": 1})).unwrap_err();
+        let err = task_from_row("x", 0, json!({"foo": 1}))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unrecognised row shape"), "{err}");
         assert!(task_from_row("x", 0, json!([1])).is_err());
     }

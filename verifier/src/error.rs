@@ -1,91 +1,136 @@
 //! The service's errors and their HTTP form, [`wire::ErrorBody`]:
 //! `{"error": {"code", "message", "field"?}}`.
+//!
+//! A [`Refusal`] is what every layer says about bad input (`ingest` as much as the handlers);
+//! [`ApiError`] adds what only a service meets (the database away, a bug) and maps each to a
+//! status, which the dashboard's HTML errors use too.
+
+use std::time::Duration;
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use wire::{ErrorBody, ErrorCode, ErrorDetail};
+
+/// What is wrong with refused input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// It cannot be read at all (not UTF-8, not JSON): 400.
+    Unreadable,
+    /// The body is over the size limit: 413.
+    TooLarge,
+    /// Well-formed, with a bad value: 422.
+    Invalid,
+    /// A referenced agent, task or rollout does not exist: 404.
+    NotFound,
+    /// It conflicts with what is stored (e.g. a reused id with other content): 409.
+    Conflict,
+}
+
+/// Refused input, naming where the problem is; nothing of it was stored.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    /// What kind of problem.
+    pub fault: Fault,
+    /// Where, e.g. `rollouts[2].task_id`.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal of `fault` naming `field`.
+    pub fn new(fault: Fault, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            fault,
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+
+    /// A bad value at `field`.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Fault::Invalid, field, message)
+    }
+}
 
 /// Everything a handler can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    /// The request body or a parameter is malformed or fails validation.
-    #[error("{message}")]
-    Invalid {
-        /// Where the problem is, e.g. `rollouts[2].task_id`.
-        field: Option<String>,
-        /// What is wrong.
-        message: String,
-        /// 400 for unreadable input, 422 for well-formed input with bad values.
-        status: StatusCode,
-    },
-    /// A referenced agent, task or rollout does not exist.
-    #[error("{message}")]
-    NotFound {
-        /// The field that held the unknown reference.
-        field: Option<String>,
-        /// What was not found.
-        message: String,
-    },
-    /// The request conflicts with what is stored (e.g. a reused id with other content).
-    #[error("{message}")]
-    Conflict {
-        /// The conflicting field.
-        field: Option<String>,
-        /// What conflicts.
-        message: String,
-    },
+    /// The request is refused.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     /// The database cannot be reached; nothing was stored by this request.
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// Every sandbox slot stays taken for longer than the request's own time budget: 503 with
+    /// `Retry-After`, sent while the client still waits (verl's client gives up after compile +
+    /// run timeouts + 10 s and counts that as a failed test).
+    #[error(
+        "every sandbox slot is taken for longer than this request's time budget; retry in {} s",
+        whole_seconds(*.0)
+    )]
+    Busy(Duration),
     /// A bug or an unexpected database error.
     #[error("internal error: {0}")]
     Internal(String),
 }
 
+/// A wait as `Retry-After` states it: whole seconds, at least one.
+fn whole_seconds(wait: Duration) -> u64 {
+    wait.as_secs_f64().ceil().max(1.0) as u64
+}
+
 impl ApiError {
     /// A 422 naming `field`.
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Invalid {
-            field: Some(field.into()),
-            message: message.into(),
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-        }
+        Refusal::invalid(field, message).into()
     }
 
     /// A 404 naming `field`.
     pub fn not_found(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::NotFound {
-            field: Some(field.into()),
-            message: message.into(),
-        }
+        Refusal::new(Fault::NotFound, field, message).into()
     }
 
     /// A 409 naming `field`.
     pub fn conflict(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Conflict {
-            field: Some(field.into()),
-            message: message.into(),
+        Refusal::new(Fault::Conflict, field, message).into()
+    }
+
+    /// The HTTP status this error answers with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Refused(r) => match r.fault {
+                Fault::Unreadable => StatusCode::BAD_REQUEST,
+                Fault::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+                Fault::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+                Fault::NotFound => StatusCode::NOT_FOUND,
+                Fault::Conflict => StatusCode::CONFLICT,
+            },
+            Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
-    fn parts(&self) -> (StatusCode, ErrorCode, Option<&str>) {
+    /// The field the error names, if any.
+    pub fn field(&self) -> Option<&str> {
         match self {
-            Self::Invalid { status, field, .. } => {
-                (*status, ErrorCode::InvalidRequest, field.as_deref())
-            }
-            Self::NotFound { field, .. } => {
-                (StatusCode::NOT_FOUND, ErrorCode::NotFound, field.as_deref())
-            }
-            Self::Conflict { field, .. } => {
-                (StatusCode::CONFLICT, ErrorCode::Conflict, field.as_deref())
-            }
-            Self::Unavailable(_) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::DatabaseUnavailable,
-                None,
-            ),
-            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None),
+            Self::Refused(r) => r.field.as_deref(),
+            Self::Unavailable(_) | Self::Busy(_) | Self::Internal(_) => None,
+        }
+    }
+
+    fn code(&self) -> ErrorCode {
+        match self {
+            Self::Refused(r) => match r.fault {
+                Fault::Unreadable | Fault::TooLarge | Fault::Invalid => ErrorCode::InvalidRequest,
+                Fault::NotFound => ErrorCode::NotFound,
+                Fault::Conflict => ErrorCode::Conflict,
+            },
+            Self::Unavailable(_) => ErrorCode::DatabaseUnavailable,
+            Self::Busy(_) => ErrorCode::SandboxBusy,
+            Self::Internal(_) => ErrorCode::Internal,
         }
     }
 }
@@ -116,14 +161,7 @@ impl From<crate::ingest::IngestError> for ApiError {
     fn from(e: crate::ingest::IngestError) -> Self {
         use crate::ingest::IngestError as E;
         match e {
-            E::Unreadable { field, message } => Self::Invalid {
-                field,
-                message,
-                status: StatusCode::BAD_REQUEST,
-            },
-            E::Invalid { field, message } => Self::invalid(field, message),
-            E::NotFound { field, message } => Self::not_found(field, message),
-            E::Conflict { field, message } => Self::conflict(field, message),
+            E::Refused(r) => Self::Refused(r),
             E::Database(e) => e.into(),
             E::Internal(m) => Self::Internal(m),
         }
@@ -132,17 +170,24 @@ impl From<crate::ingest::IngestError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, code, field) = self.parts();
-        if status.is_server_error() {
+        let status = self.status();
+        // A busy sandbox is load, not a failure of the service.
+        if status.is_server_error() && !matches!(self, Self::Busy(_)) {
             tracing::error!(error = %self, "request failed");
         }
         let body = ErrorBody {
             error: ErrorDetail {
-                code,
+                code: self.code(),
                 message: self.to_string(),
-                field: field.map(str::to_string),
+                field: self.field().map(str::to_string),
             },
         };
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if let Self::Busy(wait) = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, whole_seconds(wait).into());
+        }
+        response
     }
 }

@@ -4,14 +4,20 @@
 //! - [`math`] and [`code`] judge responses; [`scoring`] dispatches by task kind; [`verdict`]
 //!   is a judgement as stored and as clients may see it.
 //! - [`pool`] is the Postgres data layer; [`task`] and [`dataset`] describe and import tasks;
-//!   [`ingest`] takes rollouts and tasks into the pool (what the API and the CLI call).
-//! - [`api`] is the HTTP service, [`error`] its error type, [`telemetry`] logs and metrics,
-//!   [`ui`] the web dashboard and API docs pages.
+//!   [`ingest`] takes rollouts and tasks into the pool and holds every rule input meets (what
+//!   the API, the dashboard and the CLI call).
+//! - [`app`] builds the HTTP service from [`api`] (the REST API) and [`ui`] (the web dashboard
+//!   and API docs pages), which share its state and the request [`extract`]ors; [`compat`]
+//!   translates other projects' protocols; [`error`] is the errors and their statuses;
+//!   [`telemetry`] logs and metrics.
 
 pub mod api;
+pub mod app;
 pub mod code;
+pub mod compat;
 pub mod dataset;
 pub mod error;
+pub mod extract;
 pub mod ingest;
 pub mod math;
 pub mod pool;

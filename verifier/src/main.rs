@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use verifier::api::{self, AppState, Limits};
+use verifier::app::{self, AppState, Limits};
 use verifier::code::{self, JudgeConfig};
 use verifier::scoring::Scorer;
 use verifier::task::Reference;
@@ -196,7 +196,7 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         .await
         .with_context(|| format!("binding {}", a.listen))?;
     tracing::info!(addr = %listener.local_addr()?, "verifier listening");
-    axum::serve(listener, api::router(state))
+    axum::serve(listener, app::router(state))
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("verifier stopped");
@@ -233,16 +233,14 @@ async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
     // Errors name the line as `lines[i]` (0-based), as the API's do.
     let at = |e: ingest::IngestError| {
         let field = match &e {
-            ingest::IngestError::Invalid { field, .. }
-            | ingest::IngestError::Conflict { field, .. } => format!("{field}: "),
-            ingest::IngestError::Unreadable { field: Some(f), .. } => format!("{f}: "),
-            _ => String::new(),
+            ingest::IngestError::Refused(r) => r.field.as_ref().map(|f| format!("{f}: ")),
+            _ => None,
         };
-        anyhow::anyhow!("{}: {field}{e}", a.file.display())
+        anyhow::anyhow!("{}: {}{e}", a.file.display(), field.unwrap_or_default())
     };
     let rows = ingest::parse_lines(&a.dataset, &bytes)
         .and_then(|t| ingest::validate_tasks(t, "lines"))
-        .map_err(at)?;
+        .map_err(|e| at(e.into()))?;
     let db = pool::connect(&a.db.database_url, 2, Duration::from_secs(10)).await?;
     pool::migrate(&db).await?;
     let stored = ingest::import_tasks(&db, rows, "lines").await.map_err(at)?;
@@ -295,7 +293,7 @@ async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 invalid += 1;
-                json!({ "line": i + 1, "error": e })
+                json!({ "line": i + 1, "error": e.to_string() })
             }
         };
         serde_json::to_writer(&mut out, &result)?;
@@ -309,8 +307,8 @@ async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn parse_score_line(line: &str) -> Result<(Reference, String, String), String> {
-    let l: ScoreLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
+fn parse_score_line(line: &str) -> serde_json::Result<(Reference, String, String)> {
+    let l: ScoreLine = serde_json::from_str(line)?;
     let reference = Reference::from_json(l.kind, &l.reference)?;
     Ok((reference, l.prompt, l.response))
 }

@@ -58,7 +58,7 @@ pub enum Reference {
 
 impl Reference {
     /// Reads a reference of the given kind from its JSON form; the error says what is wrong.
-    pub fn from_json(kind: TaskKind, value: &Value) -> Result<Self, String> {
+    pub fn from_json(kind: TaskKind, value: &Value) -> serde_json::Result<Self> {
         match kind {
             TaskKind::Math => {
                 // A bare string or number is accepted as the answer itself.
@@ -66,13 +66,9 @@ impl Reference {
                     Value::String(_) | Value::Number(_) => serde_json::json!({ "answer": value }),
                     other => other.clone(),
                 };
-                serde_json::from_value(value)
-                    .map(Self::Math)
-                    .map_err(|e| e.to_string())
+                serde_json::from_value(value).map(Self::Math)
             }
-            TaskKind::Code => serde_json::from_value(value.clone())
-                .map(Self::Code)
-                .map_err(|e| e.to_string()),
+            TaskKind::Code => serde_json::from_value(value.clone()).map(Self::Code),
         }
     }
 

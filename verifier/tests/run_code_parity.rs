@@ -159,10 +159,10 @@ async fn one_slot_service() -> String {
         std::time::Duration::from_secs(2),
     )
     .expect("lazy pool");
-    let state = verifier::api::AppState::new(db, judge, verifier::api::Limits::default());
+    let state = verifier::app::AppState::new(db, judge, verifier::app::Limits::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { verifier::api::serve(listener, state).await.unwrap() });
+    tokio::spawn(async move { verifier::app::serve(listener, state).await.unwrap() });
     url
 }
 

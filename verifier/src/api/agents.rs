@@ -8,42 +8,24 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use wire::{Agent, Capability, NewAgent};
 
-use super::{ApiJson, ApiQuery, AppState, check_json, check_text};
+use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
+use crate::ingest::{self, RunName};
 use crate::pool::{agents, capability};
 
 /// Register an agent (idempotent by name).
 #[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",
     responses((status = 201, description = "Created", body = Agent),
               (status = 200, description = "Already registered with the same fields", body = Agent),
-              (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
-              (status = 409, description = "Name taken with other fields", body = wire::ErrorBody),
-              (status = 413, description = "Body over the size limit", body = wire::ErrorBody),
-              (status = 422, description = "Invalid values", body = wire::ErrorBody),
-              (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+              BodyErrors, WriteErrors,
+              (status = 409, description = "Name taken with other fields", body = wire::ErrorBody)))]
 pub async fn create(
     State(s): State<AppState>,
     ApiJson(new): ApiJson<NewAgent>,
 ) -> Result<(StatusCode, Json<Agent>), ApiError> {
-    check_text("name", &new.name, 200)?;
-    if new.name.trim().is_empty() {
-        return Err(ApiError::invalid("name", "name must not be empty"));
-    }
-    if let Some(size) = new.size_params.filter(|&n| n <= 0) {
-        return Err(ApiError::invalid(
-            "size_params",
-            format!("size_params must be positive, got {size}"),
-        ));
-    }
-    if new.metadata.as_ref().is_some_and(|m| !m.is_object()) {
-        return Err(ApiError::invalid(
-            "metadata",
-            "metadata must be a JSON object",
-        ));
-    }
-    if let Some(m) = &new.metadata {
-        check_json("metadata", m)?;
-    }
+    ingest::validate_agent(&new)?;
     let (agent, created) = agents::create(&s.db, &new).await?;
     if created {
         return Ok((StatusCode::CREATED, Json(agent)));
@@ -58,8 +40,8 @@ pub async fn create(
 }
 
 /// List all agents.
-#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<Agent>),
-    (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/agents", tag = "agents",
+    responses((status = 200, body = Vec<Agent>), ReadErrors))]
 pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiError> {
     Ok(Json(agents::list(&s.db).await?))
 }
@@ -67,8 +49,7 @@ pub async fn list(State(s): State<AppState>) -> Result<Json<Vec<Agent>>, ApiErro
 /// One agent, by id or by name.
 #[utoipa::path(get, path = "/v1/agents/{agent}", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name")),
-    responses((status = 200, body = Agent), (status = 404, body = wire::ErrorBody),
-              (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = Agent), (status = 404, body = wire::ErrorBody), ReadErrors))]
 pub async fn get(
     State(s): State<AppState>,
     Path(agent): Path<String>,
@@ -94,8 +75,9 @@ pub struct CapabilityQuery {
     #[param(minimum = 1, maximum = 10000)]
     pub window: i32,
     /// Training run (default `default`).
-    #[serde(default = "wire::default_run")]
-    pub run: String,
+    #[serde(default = "RunName::default_run")]
+    #[param(value_type = String)]
+    pub run: RunName,
 }
 
 fn default_window() -> i32 {
@@ -106,7 +88,7 @@ fn default_window() -> i32 {
 #[utoipa::path(get, path = "/v1/agents/{agent}/capability", tag = "agents",
     params(("agent" = String, Path, description = "Agent id or name"), CapabilityQuery),
     responses((status = 200, body = Capability), (status = 404, body = wire::ErrorBody),
-              (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+              QueryErrors, ReadErrors))]
 pub async fn capability(
     State(s): State<AppState>,
     Path(agent): Path<String>,
@@ -119,11 +101,11 @@ pub async fn capability(
         ));
     }
     let agent = resolve(&s, &agent).await?;
-    let steps = capability::history(&s.db, agent.id, &q.run, q.window).await?;
+    let steps = capability::history(&s.db, agent.id, q.run.as_str(), q.window).await?;
     Ok(Json(Capability {
         agent_id: agent.id,
         agent: agent.name,
-        run: q.run,
+        run: q.run.into(),
         window: q.window,
         capability: steps.last().map(|c| c.capability),
         steps,

@@ -6,7 +6,7 @@ use sandbox::{Language, Mechanism};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::AppState;
+use crate::app::AppState;
 
 /// The languages of this instance.
 #[derive(Debug, Serialize, ToSchema)]

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::AppState;
+use crate::app::AppState;
 use crate::pool;
 
 /// The process is up.

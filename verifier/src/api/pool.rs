@@ -2,14 +2,16 @@
 //! which agents a step is waiting for.
 
 use axum::Json;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use wire::{Groups, StepSubmissions};
 
-use super::{ApiQuery, AppState, check_text};
+use super::doc::{QueryErrors, ReadErrors};
+use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::{ApiQuery, RunStep};
+use crate::ingest::{RunName, Step};
 use crate::pool::rollouts;
 
 /// Which step's groups.
@@ -18,28 +20,25 @@ use crate::pool::rollouts;
 #[serde(deny_unknown_fields)]
 pub struct GroupsQuery {
     /// Training step.
-    #[param(minimum = 0)]
-    pub step: i64,
+    #[param(value_type = i64, minimum = 0)]
+    pub step: Step,
     /// Training run (default `default`).
-    #[serde(default = "wire::default_run")]
-    pub run: String,
+    #[serde(default = "RunName::default_run")]
+    #[param(value_type = String)]
+    pub run: RunName,
 }
 
 /// For each task of step S, every agent's responses with rewards and log-probs.
 #[utoipa::path(get, path = "/v1/pool/groups", tag = "pool", params(GroupsQuery),
-    responses((status = 200, body = Groups), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = Groups), QueryErrors, ReadErrors))]
 pub async fn groups(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<GroupsQuery>,
 ) -> Result<Json<Groups>, ApiError> {
-    // Stored steps are >= 0, as /v1/runs/{run}/steps/{step} says.
-    if q.step < 0 {
-        return Err(ApiError::invalid("step", "step must be >= 0"));
-    }
-    let groups = rollouts::groups(&s.db, &q.run, q.step).await?;
+    let groups = rollouts::groups(&s.db, q.run.as_str(), q.step.get()).await?;
     Ok(Json(Groups {
-        run: q.run,
-        step: q.step,
+        run: q.run.into(),
+        step: q.step.get(),
         groups,
     }))
 }
@@ -49,22 +48,15 @@ pub async fn groups(
 #[utoipa::path(get, path = "/v1/runs/{run}/steps/{step}", tag = "pool",
     params(("run" = String, Path, description = "Training run"),
            ("step" = i64, Path, minimum = 0, description = "Training step")),
-    responses((status = 200, body = StepSubmissions), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = StepSubmissions), QueryErrors, ReadErrors))]
 pub async fn step(
     State(s): State<AppState>,
-    path: Result<Path<(String, String)>, PathRejection>,
+    RunStep { run, step }: RunStep,
 ) -> Result<Json<StepSubmissions>, ApiError> {
-    let Path((run, step)) = path.map_err(|e| ApiError::invalid("run", e.body_text()))?;
-    check_text("run", &run, 200)?;
-    let step: i64 = match step.parse() {
-        Ok(n) if n >= 0 => n,
-        _ => {
-            return Err(ApiError::invalid(
-                "step",
-                format!("step must be an integer >= 0, got `{step}`"),
-            ));
-        }
-    };
-    let agents = rollouts::submissions(&s.db, &run, step).await?;
-    Ok(Json(StepSubmissions { run, step, agents }))
+    let agents = rollouts::submissions(&s.db, run.as_str(), step.get()).await?;
+    Ok(Json(StepSubmissions {
+        run: run.into(),
+        step: step.get(),
+        agents,
+    }))
 }

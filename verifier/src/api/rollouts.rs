@@ -7,19 +7,20 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use wire::{Page, Rollout, SubmitResult, SubmitRollouts};
 
-use super::{ApiJson, ApiQuery, AppState};
+use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use crate::app::AppState;
 use crate::error::ApiError;
-use crate::ingest::{self, BatchLimits};
+use crate::extract::{ApiJson, ApiQuery};
+use crate::ingest::{self, BatchLimits, RunName, Step};
 use crate::pool::rollouts::{self, RolloutFilter};
 use crate::verdict::PublicVerdict;
 
 /// Verify a batch of rollouts and store them with their rewards in one transaction.
 /// Idempotent by rollout id; all or nothing (an unknown task or agent rejects the batch).
 #[utoipa::path(post, path = "/v1/rollouts", tag = "rollouts", request_body = SubmitRollouts,
-    responses((status = 200, body = SubmitResult), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
+    responses((status = 200, body = SubmitResult), BodyErrors, WriteErrors,
               (status = 404, description = "Unknown task or agent", body = wire::ErrorBody),
-              (status = 409, description = "A reused id with other content", body = wire::ErrorBody),
-              (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+              (status = 409, description = "A reused id with other content", body = wire::ErrorBody)))]
 pub async fn submit(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<SubmitRollouts>,
@@ -39,10 +40,11 @@ pub async fn submit(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Training run.
-    pub run: Option<String>,
+    #[param(value_type = Option<String>)]
+    pub run: Option<RunName>,
     /// Training step.
-    #[param(minimum = 0)]
-    pub step: Option<i64>,
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub step: Option<Step>,
     /// Agent.
     pub agent_id: Option<Uuid>,
     /// Task.
@@ -58,18 +60,15 @@ pub struct ListQuery {
 
 /// List rollouts in insertion order with keyset pagination (verdicts without gold answers).
 #[utoipa::path(get, path = "/v1/rollouts", tag = "rollouts", params(ListQuery),
-    responses((status = 200, body = Page<Rollout>), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = Page<Rollout>), QueryErrors, ReadErrors))]
 pub async fn list(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<Rollout>>, ApiError> {
     super::check_limit(q.limit)?;
-    if q.step.is_some_and(|n| n < 0) {
-        return Err(ApiError::invalid("step", "step must be >= 0"));
-    }
     let filter = RolloutFilter {
-        run: q.run.as_deref(),
-        step: q.step,
+        run: q.run.as_ref().map(RunName::as_str),
+        step: q.step.map(Step::get),
         agent_id: q.agent_id,
         task_id: q.task_id,
     };

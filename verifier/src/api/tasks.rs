@@ -7,8 +7,10 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use wire::{Page, TaskSummary, TasksStored};
 
-use super::{ApiQuery, AppState, extract};
+use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::{self, ApiQuery};
 use crate::ingest;
 use crate::pool::tasks::{self, TaskFilter};
 use crate::task::{NewTask, TaskKind};
@@ -36,9 +38,8 @@ pub struct UploadQuery {
 /// All or nothing: one bad row rejects the upload.
 #[utoipa::path(post, path = "/v1/tasks", tag = "tasks", params(UploadQuery),
     request_body(content = NewTasks, description = "JSON batch, or JSON Lines of rows"),
-    responses((status = 200, body = TasksStored), (status = 400, description = "Unreadable JSON", body = wire::ErrorBody),
-              (status = 409, description = "A stored task with other content", body = wire::ErrorBody),
-              (status = 413, description = "Body over the size limit", body = wire::ErrorBody), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = TasksStored), BodyErrors, WriteErrors,
+              (status = 409, description = "A stored task with other content", body = wire::ErrorBody)))]
 pub async fn upload(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<UploadQuery>,
@@ -86,7 +87,7 @@ pub struct ListQuery {
 
 /// List tasks (prompts only: references stay hidden).
 #[utoipa::path(get, path = "/v1/tasks", tag = "tasks", params(ListQuery),
-    responses((status = 200, body = Page<TaskSummary>), (status = 422, description = "Invalid values", body = wire::ErrorBody), (status = 503, description = "Database unavailable; nothing was stored", body = wire::ErrorBody)))]
+    responses((status = 200, body = Page<TaskSummary>), QueryErrors, ReadErrors))]
 pub async fn list(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,

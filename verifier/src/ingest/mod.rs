@@ -1,48 +1,30 @@
-//! Taking data into the pool, below the HTTP layer: rollouts verified then stored
-//! ([`submit_rollouts`]), task rows checked then imported ([`import_tasks`]). The API and the
-//! CLI both call it; every refusal names the offending field, and nothing is stored on one.
+//! Taking data into the pool, below the HTTP layer, and every rule input must meet: rollouts
+//! verified then stored ([`submit_rollouts`]), task rows checked then imported
+//! ([`import_tasks`]), agents and training metrics checked ([`validate_agent`],
+//! [`validate_metrics`]), run names and steps typed ([`RunName`], [`Step`]). The API, the
+//! dashboard and the CLI all call it; every refusal names the offending field, and nothing is
+//! stored on one.
 
+pub mod agents;
+pub mod metrics;
 pub mod rollouts;
+pub mod run;
 pub mod tasks;
 
+pub use agents::validate_agent;
+pub use metrics::validate_metrics;
 pub use rollouts::{BatchLimits, submit_rollouts};
+pub use run::{RunName, Step};
 pub use tasks::{import_tasks, parse_lines, validate_tasks};
 
-/// Why an ingest was refused (nothing of it was stored).
+use crate::error::Refusal;
+
+/// Why an ingest was refused or failed (nothing of it was stored).
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    /// Input that cannot be read at all (not UTF-8, not JSON).
-    #[error("{message}")]
-    Unreadable {
-        /// Where, when it can be said (e.g. `lines[3]`).
-        field: Option<String>,
-        /// What is wrong.
-        message: String,
-    },
-    /// Well-formed input with a bad value.
-    #[error("{message}")]
-    Invalid {
-        /// Where, e.g. `rollouts[2].step`.
-        field: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A referenced task or agent does not exist.
-    #[error("{message}")]
-    NotFound {
-        /// The field holding the unknown id.
-        field: String,
-        /// What was not found.
-        message: String,
-    },
-    /// An id or name already stored with other content.
-    #[error("{message}")]
-    Conflict {
-        /// The conflicting field.
-        field: String,
-        /// What conflicts.
-        message: String,
-    },
+    /// The input is refused.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     /// The database failed.
     #[error(transparent)]
     Database(#[from] sqlx::Error),
@@ -51,20 +33,10 @@ pub enum IngestError {
     Internal(String),
 }
 
-impl IngestError {
-    /// A bad value at `field`.
-    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Invalid {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
-
 /// Rejects text longer than `max` bytes, naming `field` (for text that is scored, not stored).
-pub fn check_size(field: &str, text: &str, max: usize) -> Result<(), IngestError> {
+pub fn check_size(field: &str, text: &str, max: usize) -> Result<(), Refusal> {
     if text.len() > max {
-        return Err(IngestError::invalid(
+        return Err(Refusal::invalid(
             field,
             format!("{field} is {} bytes; the limit is {max}", text.len()),
         ));
@@ -74,7 +46,7 @@ pub fn check_size(field: &str, text: &str, max: usize) -> Result<(), IngestError
 
 /// Rejects text to be stored that is longer than `max` bytes or holds a NUL character, which
 /// Postgres text cannot store, naming `field`.
-pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), IngestError> {
+pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), Refusal> {
     check_size(field, text, max)?;
     if text.contains('\0') {
         return Err(nul_error(field));
@@ -83,7 +55,7 @@ pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), IngestError
 }
 
 /// Rejects JSON to be stored with a NUL character in any key or string (jsonb cannot hold one).
-pub fn check_json(field: &str, value: &serde_json::Value) -> Result<(), IngestError> {
+pub fn check_json(field: &str, value: &serde_json::Value) -> Result<(), Refusal> {
     fn has_nul(v: &serde_json::Value) -> bool {
         match v {
             serde_json::Value::String(s) => s.contains('\0'),
@@ -98,8 +70,8 @@ pub fn check_json(field: &str, value: &serde_json::Value) -> Result<(), IngestEr
     Ok(())
 }
 
-fn nul_error(field: &str) -> IngestError {
-    IngestError::invalid(
+fn nul_error(field: &str) -> Refusal {
+    Refusal::invalid(
         field,
         format!("{field} contains a NUL character (U+0000), which the pool cannot store"),
     )

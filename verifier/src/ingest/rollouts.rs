@@ -9,7 +9,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 use wire::{NewRollout, RolloutResult, RolloutRow, SubmitResult};
 
-use super::{IngestError, check_json, check_text};
+use super::{IngestError, RunName, Step, check_json, check_text};
+use crate::error::{Fault, Refusal};
 use crate::pool::rollouts;
 use crate::pool::{agents, tasks};
 use crate::scoring::Scorer;
@@ -67,16 +68,20 @@ pub async fn submit_rollouts(
         .collect();
     for &i in &fresh {
         if !task_map.contains_key(&items[i].task_id) {
-            return Err(IngestError::NotFound {
-                field: format!("rollouts[{i}].task_id"),
-                message: format!("no task {}", items[i].task_id),
-            });
+            return Err(Refusal::new(
+                Fault::NotFound,
+                format!("rollouts[{i}].task_id"),
+                format!("no task {}", items[i].task_id),
+            )
+            .into());
         }
         if !known_agents.contains(&items[i].agent_id) {
-            return Err(IngestError::NotFound {
-                field: format!("rollouts[{i}].agent_id"),
-                message: format!("no agent {}", items[i].agent_id),
-            });
+            return Err(Refusal::new(
+                Fault::NotFound,
+                format!("rollouts[{i}].agent_id"),
+                format!("no agent {}", items[i].agent_id),
+            )
+            .into());
         }
     }
 
@@ -183,16 +188,12 @@ fn unique(ids: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
     set.into_iter().collect()
 }
 
-fn validate(
-    items: &[NewRollout],
-    max_batch: usize,
-    max_response: usize,
-) -> Result<(), IngestError> {
+fn validate(items: &[NewRollout], max_batch: usize, max_response: usize) -> Result<(), Refusal> {
     if items.is_empty() {
-        return Err(IngestError::invalid("rollouts", "no rollouts given"));
+        return Err(Refusal::invalid("rollouts", "no rollouts given"));
     }
     if items.len() > max_batch {
-        return Err(IngestError::invalid(
+        return Err(Refusal::invalid(
             "rollouts",
             format!(
                 "{} rollouts exceed the batch limit of {max_batch}",
@@ -206,21 +207,20 @@ fn validate(
         if let Some(id) = r.id
             && !ids.insert(id)
         {
-            return Err(IngestError::invalid(
+            return Err(Refusal::invalid(
                 at("id"),
                 format!("id {id} appears twice in this batch"),
             ));
         }
         check_text(&at("response"), &r.response, max_response)?;
-        check_text(&at("run"), &r.run, 200)?;
+        RunName::check(&r.run).map_err(|e| Refusal::invalid(at("run"), e))?;
+        // The rollouts table holds no empty run name (wire::NewRollout documents it).
         if r.run.is_empty() {
-            return Err(IngestError::invalid(at("run"), "run must not be empty"));
+            return Err(Refusal::invalid(at("run"), "run must not be empty"));
         }
-        if r.step < 0 {
-            return Err(IngestError::invalid(at("step"), "step must be >= 0"));
-        }
+        Step::check(r.step).map_err(|e| Refusal::invalid(at("step"), e))?;
         if r.token_count.is_some_and(|n| n < 0) {
-            return Err(IngestError::invalid(
+            return Err(Refusal::invalid(
                 at("token_count"),
                 "token_count must be >= 0",
             ));
@@ -230,26 +230,26 @@ fn validate(
             ("logprob_sum", r.logprob_sum),
         ] {
             if v.is_some_and(|x| !x.is_finite() || x > 0.0) {
-                return Err(IngestError::invalid(
+                return Err(Refusal::invalid(
                     at(name),
                     format!("{name} must be a finite log-probability (<= 0)"),
                 ));
             }
         }
-        if r.metadata.as_ref().is_some_and(|m| !m.is_object()) {
-            return Err(IngestError::invalid(
-                at("metadata"),
-                "metadata must be a JSON object",
-            ));
-        }
         if let Some(m) = &r.metadata {
+            if !m.is_object() {
+                return Err(Refusal::invalid(
+                    at("metadata"),
+                    "metadata must be a JSON object",
+                ));
+            }
             check_json(&at("metadata"), m)?;
         }
         let said = r.metadata.as_ref().and_then(|m| m.get("ends_turn"));
         if let (Some(typed), Some(said)) = (r.ends_turn, said)
             && *said != Value::Bool(typed)
         {
-            return Err(IngestError::invalid(
+            return Err(Refusal::invalid(
                 at("ends_turn"),
                 format!("ends_turn is {typed} but metadata.ends_turn is {said}"),
             ));
@@ -258,7 +258,7 @@ fn validate(
     Ok(())
 }
 
-fn ensure_same(i: usize, new: &NewRollout, old: &RolloutRow) -> Result<(), IngestError> {
+fn ensure_same(i: usize, new: &NewRollout, old: &RolloutRow) -> Result<(), Refusal> {
     let same = new.task_id == old.task_id
         && new.agent_id == old.agent_id
         && new.run == old.run
@@ -267,12 +267,13 @@ fn ensure_same(i: usize, new: &NewRollout, old: &RolloutRow) -> Result<(), Inges
     if same {
         Ok(())
     } else {
-        Err(IngestError::Conflict {
-            field: format!("rollouts[{i}].id"),
-            message: format!(
+        Err(Refusal::new(
+            Fault::Conflict,
+            format!("rollouts[{i}].id"),
+            format!(
                 "rollout {} is already stored with different content",
                 old.id
             ),
-        })
+        ))
     }
 }

@@ -7,6 +7,7 @@ use wire::{TaskOutcome, TaskStored, TasksStored};
 
 use super::{IngestError, check_json, check_text};
 use crate::dataset;
+use crate::error::{Fault, Refusal};
 use crate::pool::tasks::{self, InsertError, TaskRow};
 use crate::task::{NewTask, Reference};
 
@@ -18,14 +19,15 @@ pub async fn import_tasks(
     prefix: &str,
 ) -> Result<TasksStored, IngestError> {
     let stored = tasks::insert_batch(db, &rows).await.map_err(|e| match e {
-        InsertError::Conflict { index } => IngestError::Conflict {
-            field: format!("{prefix}[{index}]"),
-            message: format!(
+        InsertError::Conflict { index } => IngestError::Refused(Refusal::new(
+            Fault::Conflict,
+            format!("{prefix}[{index}]"),
+            format!(
                 "task {}/{} already exists with different content",
                 rows[index].dataset, rows[index].external_id
             ),
-        },
-        InsertError::Db(e) => e.into(),
+        )),
+        InsertError::Db(e) => IngestError::Database(e),
     })?;
     let tasks: Vec<TaskStored> = rows
         .into_iter()
@@ -49,8 +51,9 @@ pub async fn import_tasks(
 }
 
 /// Parses JSON Lines of benchmark rows (blank lines skipped).
-pub fn parse_lines(dataset: &str, bytes: &[u8]) -> Result<Vec<NewTask>, IngestError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| IngestError::Unreadable {
+pub fn parse_lines(dataset: &str, bytes: &[u8]) -> Result<Vec<NewTask>, Refusal> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Refusal {
+        fault: Fault::Unreadable,
         field: None,
         message: format!("body is not UTF-8: {e}"),
     })?;
@@ -58,21 +61,24 @@ pub fn parse_lines(dataset: &str, bytes: &[u8]) -> Result<Vec<NewTask>, IngestEr
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            let row: Value = serde_json::from_str(line).map_err(|e| IngestError::Unreadable {
-                field: Some(format!("lines[{i}]")),
-                message: format!("line {}: {e}", i + 1),
+            let row: Value = serde_json::from_str(line).map_err(|e| {
+                Refusal::new(
+                    Fault::Unreadable,
+                    format!("lines[{i}]"),
+                    format!("line {}: {e}", i + 1),
+                )
             })?;
             dataset::task_from_row(dataset, i, row).map_err(|e| {
-                IngestError::invalid(format!("lines[{i}]"), format!("line {}: {e}", i + 1))
+                Refusal::invalid(format!("lines[{i}]"), format!("line {}: {e}", i + 1))
             })
         })
         .collect()
 }
 
 /// Checks every task and types its reference; errors name `{prefix}[i].field`.
-pub fn validate_tasks(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, IngestError> {
+pub fn validate_tasks(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, Refusal> {
     if new.is_empty() {
-        return Err(IngestError::invalid(prefix, "no tasks given"));
+        return Err(Refusal::invalid(prefix, "no tasks given"));
     }
     let mut seen = std::collections::HashSet::new();
     new.into_iter()
@@ -83,19 +89,16 @@ pub fn validate_tasks(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, I
             check_text(&at("external_id"), &t.external_id, 500)?;
             check_text(&at("prompt"), &t.prompt, 1 << 20)?;
             if t.dataset.is_empty() {
-                return Err(IngestError::invalid(
-                    at("dataset"),
-                    "dataset must not be empty",
-                ));
+                return Err(Refusal::invalid(at("dataset"), "dataset must not be empty"));
             }
             if !seen.insert((t.dataset.clone(), t.external_id.clone())) {
-                return Err(IngestError::invalid(
+                return Err(Refusal::invalid(
                     at("external_id"),
                     format!("duplicate external_id `{}` in this upload", t.external_id),
                 ));
             }
             let reference = Reference::from_json(t.kind, &t.reference).map_err(|e| {
-                IngestError::invalid(
+                Refusal::invalid(
                     at("reference"),
                     format!("bad {} reference: {e}", t.kind.as_str()),
                 )
@@ -104,7 +107,7 @@ pub fn validate_tasks(new: Vec<NewTask>, prefix: &str) -> Result<Vec<TaskRow>, I
                 .metadata
                 .unwrap_or_else(|| Value::Object(Default::default()));
             if !metadata.is_object() {
-                return Err(IngestError::invalid(
+                return Err(Refusal::invalid(
                     at("metadata"),
                     "metadata must be a JSON object",
                 ));

@@ -25,21 +25,17 @@ pub struct TaskRow {
 }
 
 /// Why a batch of tasks was not stored.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum InsertError {
     /// Item `index` exists with different content; nothing of the batch was stored.
+    #[error("task {index} of the batch is stored with other content")]
     Conflict {
         /// Position in the batch.
         index: usize,
     },
     /// The database failed.
-    Db(sqlx::Error),
-}
-
-impl From<sqlx::Error> for InsertError {
-    fn from(e: sqlx::Error) -> Self {
-        Self::Db(e)
-    }
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
 }
 
 /// Stores a batch of tasks in one transaction. Existing identical tasks are left alone;

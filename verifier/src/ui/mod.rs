@@ -27,8 +27,10 @@ use serde::{Deserialize, Serialize};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 use uuid::Uuid;
 
-use crate::api::{ApiQuery, AppState, check_text};
+use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::{ApiQuery, RunPath, RunStep};
+use crate::ingest::{RunName, check_text};
 use crate::pool::dashboard::{self, StepAccuracy};
 
 /// Most rollouts the task page lists.
@@ -67,22 +69,15 @@ impl From<sqlx::Error> for PageError {
     }
 }
 
-impl From<crate::ingest::IngestError> for PageError {
-    fn from(e: crate::ingest::IngestError) -> Self {
+impl From<crate::error::Refusal> for PageError {
+    fn from(e: crate::error::Refusal) -> Self {
         Self(e.into())
     }
 }
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        // The statuses of the API's JSON errors (`ApiError::into_response`).
-        let (status, field) = match &self.0 {
-            ApiError::Invalid { status, field, .. } => (*status, field.as_deref()),
-            ApiError::NotFound { field, .. } => (StatusCode::NOT_FOUND, field.as_deref()),
-            ApiError::Conflict { field, .. } => (StatusCode::CONFLICT, field.as_deref()),
-            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, None),
-            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, None),
-        };
+        let (status, field) = (self.0.status(), self.0.field());
         if status.is_server_error() {
             tracing::error!(error = %self.0, "page failed");
         }
@@ -141,13 +136,6 @@ fn segment(text: &str) -> String {
     out
 }
 
-/// The run named in the path, checked like the API's `run`.
-fn run_name(path: Result<Path<String>, PathRejection>) -> Result<String, PageError> {
-    let Path(run) = path.map_err(|e| ApiError::invalid("run", e.body_text()))?;
-    check_text("run", &run, 200)?;
-    Ok(run)
-}
-
 /// One row of the run page's step table.
 #[derive(Debug, Serialize)]
 struct StepRow {
@@ -186,12 +174,12 @@ fn step_table(rows: &[StepAccuracy]) -> (Vec<String>, Vec<StepRow>) {
 }
 
 /// What `live.html` shows of `run` at `version`.
-async fn live_context(s: &AppState, run: &str, version: &str) -> Result<Value, PageError> {
-    let accuracy = dashboard::step_accuracy(&s.db, run).await?;
-    let metrics = dashboard::metrics(&s.db, run).await?;
+async fn live_context(s: &AppState, run: &RunName, version: &str) -> Result<Value, PageError> {
+    let accuracy = dashboard::step_accuracy(&s.db, run.as_str()).await?;
+    let metrics = dashboard::metrics(&s.db, run.as_str()).await?;
     let (agents, steps) = step_table(&accuracy);
     Ok(context! {
-        run, version, agents, steps => Serde(&steps),
+        run => run.as_str(), version, agents, steps => Serde(&steps),
         charts => Serde(curves::charts(&accuracy, &metrics)),
     })
 }
@@ -227,17 +215,17 @@ async fn runs(State(s): State<AppState>) -> Result<Html<String>, PageError> {
 /// `GET /ui/runs/{run}`: the run's curves and steps.
 async fn run(
     State(s): State<AppState>,
-    path: Result<Path<String>, PathRejection>,
+    path: Result<RunPath, ApiError>,
 ) -> Result<Html<String>, PageError> {
-    let run = run_name(path)?;
-    let Some(version) = dashboard::run_version(&s.db, &run).await? else {
+    let RunPath(run) = path?;
+    let Some(version) = dashboard::run_version(&s.db, run.as_str()).await? else {
         return Err(no_run(&run));
     };
     let live = live_context(&s, &run, &version).await?;
     render("run.html", live)
 }
 
-fn no_run(run: &str) -> PageError {
+fn no_run(run: &RunName) -> PageError {
     PageError(ApiError::not_found(
         "run",
         format!("no rollouts or metrics for run `{run}`"),
@@ -256,16 +244,16 @@ struct LiveQuery {
 /// (at once if it already does), or 204 when it has not changed for a while.
 async fn live(
     State(s): State<AppState>,
-    path: Result<Path<String>, PathRejection>,
+    path: Result<RunPath, ApiError>,
     ApiQuery(q): ApiQuery<LiveQuery>,
 ) -> Result<Response, PageError> {
-    let run = run_name(path)?;
+    let RunPath(run) = path?;
     check_text("after", &q.after, 200)?;
     for probe in 0..LIVE_PROBES {
         if probe > 0 {
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
-        let Some(version) = dashboard::run_version(&s.db, &run).await? else {
+        let Some(version) = dashboard::run_version(&s.db, run.as_str()).await? else {
             return Err(no_run(&run));
         };
         if version != q.after {
@@ -279,22 +267,12 @@ async fn live(
 /// `GET /ui/runs/{run}/steps/{step}`: every agent's responses per task of one step.
 async fn step(
     State(s): State<AppState>,
-    path: Result<Path<(String, String)>, PathRejection>,
+    path: Result<RunStep, ApiError>,
 ) -> Result<Html<String>, PageError> {
-    let Path((run, step)) = path.map_err(|e| ApiError::invalid("run", e.body_text()))?;
-    check_text("run", &run, 200)?;
-    let step: i64 = match step.parse() {
-        Ok(n) if n >= 0 => n,
-        _ => {
-            return Err(PageError(ApiError::invalid(
-                "step",
-                format!("step must be an integer >= 0, got `{step}`"),
-            )));
-        }
-    };
-    let rows = dashboard::step_rollouts(&s.db, &run, step).await?;
+    let RunStep { run, step } = path?;
+    let rows = dashboard::step_rollouts(&s.db, run.as_str(), step.get()).await?;
     if rows.is_empty() {
-        if dashboard::run_version(&s.db, &run).await?.is_none() {
+        if dashboard::run_version(&s.db, run.as_str()).await?.is_none() {
             return Err(no_run(&run));
         }
         return Err(PageError(ApiError::not_found(
@@ -302,11 +280,11 @@ async fn step(
             format!("no rollouts in step {step} of run `{run}`"),
         )));
     }
-    let (previous, next) = dashboard::neighbours(&s.db, &run, step).await?;
+    let (previous, next) = dashboard::neighbours(&s.db, run.as_str(), step.get()).await?;
     render(
         "step.html",
         context! {
-            run, step, previous, next, rollouts => rows.len(),
+            run => run.as_str(), step => step.get(), previous, next, rollouts => rows.len(),
             groups => Serde(responses::groups(&rows)),
         },
     )

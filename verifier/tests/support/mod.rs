@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
-use verifier::api::{self, AppState, Limits};
+use verifier::app::{self, AppState, Limits};
 use verifier::{code, pool};
 
 pub use testkit::{database_url, with_schema};
@@ -83,7 +83,7 @@ impl TestService {
         let state = AppState::new(service_db, judge, limits);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { api::serve(listener, state).await.unwrap() });
+        tokio::spawn(async move { app::serve(listener, state).await.unwrap() });
         Self {
             url: format!("http://{addr}"),
             http: reqwest::Client::new(),

@@ -1,12 +1,14 @@
-//! Request extractors whose errors name the offending field (`rollouts[2].task_id`).
+//! Request extractors shared by the API and the dashboard, whose errors name the offending
+//! field (`rollouts[2].task_id`).
 
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Fault, Refusal};
+use crate::ingest::{RunName, Step};
 
 /// A JSON body, parsed with field paths in errors (400 for unreadable JSON, 422 for bad values).
 pub struct ApiJson<T>(pub T);
@@ -22,13 +24,19 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
 
 /// Reads the whole body, turning an over-limit body into a 413.
 pub async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
-    Bytes::from_request(req, state)
-        .await
-        .map_err(|e| ApiError::Invalid {
+    Bytes::from_request(req, state).await.map_err(|e| {
+        let fault = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Fault::TooLarge
+        } else {
+            Fault::Unreadable
+        };
+        Refusal {
+            fault,
             field: None,
             message: e.body_text(),
-            status: e.status(),
-        })
+        }
+        .into()
+    })
 }
 
 /// Parses JSON, reporting where it failed.
@@ -37,15 +45,15 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let status = if inner.is_syntax() || inner.is_eof() {
-            StatusCode::BAD_REQUEST
+        let fault = if inner.is_syntax() || inner.is_eof() {
+            Fault::Unreadable
         } else {
-            StatusCode::UNPROCESSABLE_ENTITY
+            Fault::Invalid
         };
-        invalid(path, inner.to_string(), status)
+        invalid(path, inner.to_string(), fault)
     })?;
     de.end()
-        .map_err(|e| invalid(".".into(), e.to_string(), StatusCode::BAD_REQUEST))?;
+        .map_err(|e| invalid(".".into(), e.to_string(), Fault::Unreadable))?;
     Ok(value)
 }
 
@@ -62,17 +70,13 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
             .map(ApiQuery)
             .map_err(|e| {
                 let path = e.path().to_string();
-                invalid(
-                    path,
-                    e.into_inner().to_string(),
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                )
+                invalid(path, e.into_inner().to_string(), Fault::Invalid)
             })
     }
 }
 
 /// Builds the error, completing the path with the field serde names in "missing field `x`".
-fn invalid(path: String, message: String, status: StatusCode) -> ApiError {
+fn invalid(path: String, message: String, fault: Fault) -> ApiError {
     let named = ["missing field `", "unknown field `"]
         .iter()
         .find_map(|p| message.split_once(p))
@@ -88,10 +92,52 @@ fn invalid(path: String, message: String, status: StatusCode) -> ApiError {
         Some(f) => format!("{f}: {message}"),
         None => message,
     };
-    ApiError::Invalid {
+    Refusal {
+        fault,
         field,
         message,
-        status,
+    }
+    .into()
+}
+
+/// The `{run}` and `{step}` of a path such as `/v1/runs/{run}/steps/{step}`, checked as
+/// everywhere else (a 422 names the part).
+pub struct RunStep {
+    /// The run.
+    pub run: RunName,
+    /// The step.
+    pub step: Step,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RunStep {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path((run, step)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::invalid("run", e.body_text()))?;
+        Ok(Self {
+            run: RunName::try_from(run).map_err(|e| ApiError::invalid("run", e))?,
+            step: step
+                .parse()
+                .map_err(|e: String| ApiError::invalid("step", e))?,
+        })
+    }
+}
+
+/// The `{run}` of a path such as `/ui/runs/{run}`, checked as everywhere else.
+pub struct RunPath(pub RunName);
+
+impl<S: Send + Sync> FromRequestParts<S> for RunPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(run) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::invalid("run", e.body_text()))?;
+        RunName::try_from(run)
+            .map(Self)
+            .map_err(|e| ApiError::invalid("run", e))
     }
 }
 
@@ -116,7 +162,7 @@ mod tests {
 
     fn field_of(body: &str) -> (Option<String>, StatusCode) {
         match parse_json::<Batch>(body.as_bytes()) {
-            Err(ApiError::Invalid { field, status, .. }) => (field, status),
+            Err(e @ ApiError::Refused(_)) => (e.field().map(str::to_string), e.status()),
             other => panic!("expected an invalid-request error, got {other:?}"),
         }
     }
