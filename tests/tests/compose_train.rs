@@ -4,8 +4,8 @@
 //! trainer has, and the trainer's outputs go to volumes its non-root user can write.
 
 use std::path::Path;
-use std::process::Command;
 
+use e2e::help::help;
 use e2e::{repo_root, workspace_binary};
 use serde_yaml_ng::Value;
 
@@ -143,22 +143,9 @@ fn agents_are_made_in_the_trainer_image_with_real_trainer_flags() {
     match workspace_binary("trainer") {
         Ok(bin) => {
             for call in &calls {
-                let out = Command::new(&bin)
-                    .args([call[0], "--help"])
-                    .output()
-                    .unwrap();
-                assert!(
-                    out.status.success(),
-                    "trainer has no subcommand {}",
-                    call[0]
-                );
-                let help = String::from_utf8(out.stdout).unwrap();
+                let flags = help(&bin, call[0]).flags;
                 for flag in call.iter().filter(|w| w.starts_with("--")) {
-                    assert!(
-                        help.contains(&format!("{flag} ")),
-                        "`trainer {}` has no {flag}",
-                        call[0]
-                    );
+                    assert!(flags.contains(*flag), "`trainer {}` has no {flag}", call[0]);
                 }
             }
         }

@@ -158,9 +158,14 @@ fn validator() -> PathBuf {
         .lines()
         .find_map(|l| l.strip_prefix("VERSION="))
         .expect("the setup step pins a VERSION");
-    // The marker is written only after the tool ran, so a half-made venv does not count.
+    // The marker (scripts/lib/pinned-venv.sh) is written only after the tool ran, with the pins
+    // it was installed from, so a half-made venv or one of another version does not count.
+    let marker = std::fs::read_to_string(venv.join(".hacrl-installed")).unwrap_or_default();
     assert!(
-        bin.is_file() && venv.join(format!(".installed-{version}")).is_file(),
+        bin.is_file()
+            && marker
+                .lines()
+                .any(|l| l == format!("kubernetes-validate=={version}")),
         "kubernetes-validate {version} is not installed in {}: run {SETUP} (or scripts/setup)",
         venv.display()
     );
@@ -651,79 +656,64 @@ struct Agent {
     served: String,
 }
 
-/// run.toml's tables in order, each `[name]` or `[[name]]` with its `key = value` lines (strings
-/// unquoted). The trainer's own parser is the authority on the file
-/// ([`the_real_trainer_accepts_the_run_config_for_each_job`]); this reads the flat lines the
-/// file is written in, which is all the cross-checks need.
-fn toml_tables(text: &str) -> Vec<(String, BTreeMap<String, String>)> {
-    let mut tables: Vec<(String, BTreeMap<String, String>)> = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if line.starts_with('[') {
-            tables.push((line.trim_matches(['[', ']']).to_string(), BTreeMap::new()));
-            continue;
-        }
-        let (k, v) = line
-            .split_once('=')
-            .unwrap_or_else(|| panic!("run.toml: `{line}`"));
-        let v = v.trim();
-        let v = match v.strip_prefix('"') {
-            Some(rest) => rest[..rest.find('"').expect("closing quote")].to_string(),
-            None => v.split('#').next().unwrap().trim().to_string(),
-        };
-        tables
-            .last_mut()
-            .expect("a key before any table")
-            .1
-            .insert(k.trim().to_string(), v);
-    }
-    tables
+/// run.toml as the `toml` crate reads it: only the keys the cross-checks need (the trainer's own
+/// parser is the authority on the whole file: [`the_real_trainer_accepts_the_run_config_for_each_job`]).
+#[derive(Deserialize)]
+struct RunToml {
+    run: RunTable,
+    verifier: VerifierTable,
+    agents: Vec<AgentTable>,
+}
+#[derive(Deserialize)]
+struct RunTable {
+    output_dir: String,
+    prompts_per_step: usize,
+    group_size: usize,
+}
+#[derive(Deserialize)]
+struct VerifierTable {
+    url: String,
+}
+#[derive(Deserialize)]
+struct AgentTable {
+    name: String,
+    model: String,
+    device: Option<String>,
+    generation: Option<GenerationTable>,
+}
+#[derive(Deserialize)]
+struct GenerationTable {
+    backend: String,
+    url: String,
+    model: String,
 }
 
 fn run_config(text: &str) -> Run {
-    let tables = toml_tables(text);
-    let table = |name: &str| {
-        &tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .unwrap_or_else(|| panic!("run.toml has no [{name}]"))
-            .1
-    };
-    let run = table("run");
-    let mut agents: Vec<Agent> = Vec::new();
-    for (name, t) in &tables {
-        let get = |k: &str| {
-            t.get(k)
-                .cloned()
-                .unwrap_or_else(|| panic!("[{name}] has no {k}"))
-        };
-        match name.as_str() {
-            "agents" => agents.push(Agent {
-                name: get("name"),
-                model: get("model"),
-                device: t.get("device").cloned().unwrap_or_else(|| "cpu".into()),
+    let t: RunToml = toml::from_str(text).unwrap_or_else(|e| panic!("run.toml: {e}"));
+    let agents = t
+        .agents
+        .into_iter()
+        .map(|a| {
+            let g = a.generation.unwrap_or_else(|| GenerationTable {
                 backend: "tch".into(),
                 url: String::new(),
-                served: String::new(),
-            }),
-            "agents.generation" => {
-                let a = agents
-                    .last_mut()
-                    .expect("[agents.generation] after [[agents]]");
-                a.backend = get("backend");
-                a.url = get("url");
-                a.served = get("model");
+                model: String::new(),
+            });
+            Agent {
+                name: a.name,
+                model: a.model,
+                device: a.device.unwrap_or_else(|| "cpu".into()),
+                backend: g.backend,
+                url: g.url,
+                served: g.model,
             }
-            _ => {}
-        }
-    }
+        })
+        .collect();
     Run {
-        output_dir: run["output_dir"].clone(),
-        prompts_per_step: run["prompts_per_step"].parse().unwrap(),
-        group_size: run["group_size"].parse().unwrap(),
-        verifier_url: table("verifier")["url"].clone(),
+        output_dir: t.run.output_dir,
+        prompts_per_step: t.run.prompts_per_step,
+        group_size: t.run.group_size,
+        verifier_url: t.verifier.url,
         agents,
     }
 }

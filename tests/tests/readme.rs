@@ -4,8 +4,8 @@
 //! screen holds exactly the two set-up commands; nothing points outside the repository.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
+use e2e::help::{help, top_help};
 use e2e::{repo_root, workspace_binary};
 
 fn read(rel: &str) -> String {
@@ -124,45 +124,6 @@ fn route_matches(route: &str, path: &str) -> bool {
             .all(|(r, p)| r == p || (r.starts_with('{') && !p.is_empty()))
 }
 
-/// Subcommands and long flags `BINARY [SUB] --help` lists.
-fn help(binary: &std::path::Path, sub: Option<&str>) -> (BTreeSet<String>, BTreeSet<String>) {
-    let out = Command::new(binary)
-        .args(sub.into_iter().chain(["--help"]))
-        .output()
-        .expect("running --help");
-    assert!(
-        out.status.success(),
-        "{} {sub:?} --help failed",
-        binary.display()
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut subs = BTreeSet::new();
-    let mut flags = BTreeSet::new();
-    let mut in_commands = false;
-    for line in text.lines() {
-        if line.starts_with("Commands:") {
-            in_commands = true;
-            continue;
-        }
-        if !line.starts_with(' ') {
-            in_commands = false;
-        }
-        let t = line.trim_start();
-        if in_commands && let Some(name) = t.split_whitespace().next() {
-            subs.insert(name.to_string());
-        }
-        for w in t.split([' ', ',', '=']) {
-            if let Some(flag) = w.strip_prefix("--").filter(|f| !f.is_empty()) {
-                flags.insert(format!(
-                    "--{}",
-                    flag.trim_end_matches(|c: char| !c.is_alphanumeric())
-                ));
-            }
-        }
-    }
-    (subs, flags)
-}
-
 /// Workspace package names (`cargo … -p NAME`).
 fn packages() -> BTreeSet<String> {
     ["sandbox", "verifier", "trainer", "tests"]
@@ -277,7 +238,7 @@ fn every_path_subcommand_flag_and_route_in_the_readme_shell_blocks_exists() {
                 }
             };
             let sub = &cmd[pos + 1];
-            let (subs, _) = help(&binary, None);
+            let subs = top_help(&binary).subcommands;
             if !subs.contains(sub) {
                 problems.push(format!(
                     "{at}: `{}` has no subcommand {sub} ({subs:?})",
@@ -285,7 +246,7 @@ fn every_path_subcommand_flag_and_route_in_the_readme_shell_blocks_exists() {
                 ));
                 continue;
             }
-            let (_, flags) = help(&binary, Some(sub));
+            let flags = help(&binary, sub).flags;
             for flag in cmd[pos + 2..].iter().filter(|w| w.starts_with("--")) {
                 if !flags.contains(flag.split('=').next().unwrap()) {
                     problems.push(format!("{at}: `{} {sub}` has no flag {flag}", cmd[pos]));

@@ -14,15 +14,6 @@ use serde_json::Value;
 use uuid::Uuid;
 use wire::NewRollout;
 
-/// Whether the verifier judges code. False until the wasm sandbox (issue 8) is wired in: every
-/// code rollout is then stored as `judge_error`, which these tests assert so that they fail
-/// loudly once code is judged. Set it to true then: the strict assertions (canonical programs
-/// pass, hostile ones are scored and fail, code counts in accuracy) take over.
-const CODE_JUDGING: bool = true;
-
-const CODE_JUDGING_CHANGED: &str =
-    "code rollouts are judged now: set CODE_JUDGING = true in tests/tests/stack.rs";
-
 /// What the test expects of one submitted rollout.
 struct Sent {
     agent: Uuid,
@@ -37,11 +28,11 @@ enum Kind {
 }
 
 impl Sent {
-    /// Whether this rollout counts towards accuracy and, if so, as correct.
-    fn counts_as(&self) -> Option<bool> {
+    /// Whether this rollout counts as correct (every rollout counts towards accuracy).
+    fn correct(&self) -> bool {
         match self.kind {
-            Kind::Math { correct } => Some(correct),
-            Kind::Code(p) => CODE_JUDGING.then_some(p == Program::Canonical),
+            Kind::Math { correct } => correct,
+            Kind::Code(p) => p == Program::Canonical,
         }
     }
 }
@@ -64,18 +55,12 @@ fn check_result(result: &Value, sent: &Sent) {
             if program != Program::Canonical {
                 assert!(!correct && reward < 1.0, "{program:?} passed: {result}");
             }
-            if CODE_JUDGING {
-                assert_eq!(status, "scored", "{program:?}: {result}");
-                assert_eq!(
-                    correct,
-                    program == Program::Canonical,
-                    "{program:?}: {result}"
-                );
-            } else {
-                assert_eq!(status, "judge_error", "{CODE_JUDGING_CHANGED}: {result}");
-                assert_eq!(result["verdict"]["status"], "internal_error", "{result}");
-                assert!(!correct && reward == 0.0, "{result}");
-            }
+            assert_eq!(status, "scored", "{program:?}: {result}");
+            assert_eq!(
+                correct,
+                program == Program::Canonical,
+                "{program:?}: {result}"
+            );
         }
     }
 }
@@ -234,20 +219,15 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
     for (id, agent, step, status, correct) in &rows {
         let s = &sent[id];
         assert_eq!((s.agent, s.step), (*agent, *step));
-        match s.counts_as() {
-            Some(want) => assert_eq!((status.as_str(), *correct), ("scored", want)),
-            None => assert_eq!(status, "judge_error", "{CODE_JUDGING_CHANGED}"),
-        }
+        assert_eq!((status.as_str(), *correct), ("scored", s.correct()));
     }
 
     // Accuracy per agent and step (judge errors excluded), and capability over a window of 2.
     let mut expected: HashMap<(Uuid, i64), (usize, usize)> = HashMap::new();
     for s in sent.values() {
-        if let Some(c) = s.counts_as() {
-            let e = expected.entry((s.agent, s.step)).or_default();
-            e.0 += 1;
-            e.1 += c as usize;
-        }
+        let e = expected.entry((s.agent, s.step)).or_default();
+        e.0 += 1;
+        e.1 += s.correct() as usize;
     }
     let accuracy: Vec<(Uuid, i64, i64, f64, f64)> = sqlx::query_as(
         "select agent_id, step, rollouts, accuracy, capability from agent_capability(2) where run = $1 order by agent_id, step",
@@ -295,10 +275,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
         .iter()
         .map(|g| g["task_id"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        scored_tasks.len(),
-        ex.math.len() + if CODE_JUDGING { ex.code.len() } else { 0 }
-    );
+    assert_eq!(scored_tasks.len(), ex.math.len() + ex.code.len());
     let math_task_ids: HashSet<String> = math_ids.values().map(|id| id.to_string()).collect();
     for g in groups
         .iter()
