@@ -64,6 +64,15 @@ fn latexish() -> impl Strategy<Value = String> {
         "\\in",
         "9^{9^{9}}",
         "100!",
+        ":",
+        "^\\circ",
+        "°",
+        "\\sum_{k=0}^{n}",
+        "\\int_0^1",
+        "\\not",
+        "\\gcd",
+        ",\\! ",
+        " or ",
     ]);
     prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
 }
@@ -164,6 +173,57 @@ proptest! {
         prop_assert_eq!(v.rule, Rule::Symbolic);
         let wrong = verify(&format!("(x+{a})^2"), &format!("x^2+{}x+{}", 2 * a, a * a + 1), &Options::default());
         prop_assert!(!wrong.correct);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x7261_7469),
+        ..ProptestConfig::default()
+    })]
+
+    /// With `ratios: value`, a ratio equals its multiples and not its reverse; by default only
+    /// the ratio as written.
+    #[test]
+    fn ratios_scale_only_with_the_option(a in 1i64..50, b in 1i64..50, k in 2i64..9) {
+        let value: Options = serde_json::from_str(r#"{"ratios":"value"}"#).expect("options");
+        let (gold, scaled) = (format!("{a}:{b}"), format!("${}:{}$", k * a, k * b));
+        prop_assert!(verify(&gold, &scaled, &value).correct, "{} vs {}", gold, scaled);
+        prop_assert!(!verify(&gold, &scaled, &Options::default()).correct);
+        prop_assert_eq!(verify(&gold, &format!("${b}:{a}$"), &value).correct, a == b);
+    }
+
+    /// The factors inside a sum may come in any order; changing one index is another sum.
+    #[test]
+    fn sum_bodies_commute(idx in prop::collection::vec(0u32..6, 2..5), pick in 0usize..4) {
+        let factors: Vec<String> = idx
+            .iter()
+            .enumerate()
+            .map(|(j, i)| format!("{}_{{k+{i}}}", ["a", "b", "c", "d", "e"][j]))
+            .collect();
+        let body = factors.join(" ");
+        let reversed: Vec<String> = factors.iter().rev().cloned().collect();
+        let gold = format!("\\sum_{{k=0}}^{{n}} {body}");
+        let v = verify(&gold, &format!("$\\sum_{{k=0}}^{{n}} {}$", reversed.join(" ")), &Options::default());
+        prop_assert!(v.correct, "{} reversed", gold);
+        let j = pick % idx.len();
+        let mut changed = factors.clone();
+        changed[j] = format!("{}_{{k+{}}}", ["a", "b", "c", "d", "e"][j], idx[j] + 1);
+        let w = verify(&gold, &format!("$\\sum_{{k=0}}^{{n}} {}$", changed.join(" ")), &Options::default());
+        prop_assert!(!w.correct, "{} vs {}", gold, changed.join(" "));
+    }
+
+    /// An angle in degrees inside sine and cosine: sin d° = cos (90 - d)°, and sin (d + 1)° is
+    /// different.
+    #[test]
+    fn trigonometry_in_degrees(d in 1i64..360) {
+        prop_assume!(d % 90 != 0);
+        let gold = format!("\\sin {d}^\\circ");
+        let v = verify(&gold, &format!("$\\cos({}^\\circ)$", 90 - d), &Options::default());
+        prop_assert!(v.correct, "{} vs cos {}", gold, 90 - d);
+        let w = verify(&gold, &format!("$\\sin {}^\\circ$", d + 1), &Options::default());
+        prop_assert!(!w.correct, "{} vs sin {}", gold, d + 1);
     }
 }
 
