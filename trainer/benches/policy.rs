@@ -1,9 +1,9 @@
 //! Bench: generation tokens/s, forward+backward tokens/s and one HACPO update step's tokens/s
-//! for SmolLM2-135M under this crate, side by side with PyTorch eager (transformers) on the same
+//! for SmolLM2-135M (or Gemma 3 270M, `BENCH_MODEL=gemma3`) under this crate, side by side with PyTorch eager (transformers) on the same
 //! weights, batches and loops.
 //!
 //! Run: `source scripts/env.d/30-torch.sh && cargo bench -p trainer --bench policy`
-//! Knobs (env): BENCH_DEVICE (cpu|cuda), BENCH_THREADS, BENCH_BATCH, BENCH_NEW_TOKENS,
+//! Knobs (env): BENCH_MODEL (smollm2|gemma3), BENCH_DEVICE (cpu|cuda), BENCH_THREADS, BENCH_BATCH, BENCH_NEW_TOKENS,
 //! BENCH_TRAIN_BATCH, BENCH_TRAIN_LEN, BENCH_REPEATS, HACRL_TORCH_PYTHON (the reference's python;
 //! default: the venv that `HACRL_TORCH_FULL=1 scripts/setup.d/30-torch.sh` creates).
 
@@ -58,9 +58,17 @@ fn main() -> Result<()> {
     );
     let repeats = env_or("BENCH_REPEATS", 3usize);
 
-    let gguf = trainer::smollm2_gguf_path();
+    let gguf = match std::env::var("BENCH_MODEL").as_deref() {
+        Ok("gemma3") => trainer::gemma3_gguf_path(),
+        _ => trainer::smollm2_gguf_path(),
+    };
     let dir = trainer::gguf::import_cached(&gguf, &trainer::gguf::default_cache_root())
-        .context("SmolLM2 GGUF missing: run scripts/setup.d/31-smollm2.sh")?;
+        .with_context(|| {
+            format!(
+                "{} missing: run scripts/setup.d/31-smollm2.sh or 32-gemma3.sh",
+                gguf.display()
+            )
+        })?;
     let policy = Policy::load(&dir, device)?;
     let questions = [
         "What is the capital of France?",
