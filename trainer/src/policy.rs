@@ -216,7 +216,10 @@ impl Policy {
         let id_of = |field: &str| token_field(tc, field).and_then(|t| files.tokenizer.token_id(&t));
         // Another model's tokenizer mostly fits inside a larger vocabulary; their BOS ids differ.
         if let (Some(bos), Some(token)) = (
-            config.bos_token_id.as_ref().and_then(|b| b.to_vec().first().copied()),
+            config
+                .bos_token_id
+                .as_ref()
+                .and_then(|b| b.to_vec().first().copied()),
             token_field(tc, "bos_token"),
         ) {
             let id = files.tokenizer.token_id(&token);

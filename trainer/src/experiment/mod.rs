@@ -172,6 +172,10 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
                 arm: arm.name.clone(),
                 algorithm: cfg.arm_config(arm, 0, &[], setting, Split::Test)?.algorithm,
                 lr: setting.lr,
+                tuned_as: tuning
+                    .as_ref()
+                    .filter(|t| t.chosen.contains_key(arm.tuning_name()))
+                    .map(|_| arm.tuning_name().to_string()),
                 rollouts_per_run: cfg.rollouts_per_run(arm)?,
                 seeds,
             })

@@ -182,24 +182,23 @@ impl Tuning {
         }
     }
 
-    /// The sweep of two parts of one experiment that tuned different arms (or the same arms
-    /// alike); `None` when they chose differently for one arm.
-    pub fn merge(mut self, other: Tuning) -> Option<Tuning> {
+    /// The sweep of two parts of one experiment (other arms, or other points of the grid):
+    /// their points together, and the rule applied again to all of them; `None` when the parts
+    /// declared different sweeps or started from different warm-ups.
+    pub fn merge(self, other: Tuning) -> Option<Tuning> {
         if self.spec != other.spec || self.warmup_accuracy != other.warmup_accuracy {
             return None;
         }
-        for (arm, s) in other.chosen {
-            if *self.chosen.entry(arm).or_insert(s) != s {
-                return None;
-            }
-        }
+        let complete = self.complete && other.complete;
+        let mut points = self.points;
         for p in other.points {
-            if !self.points.contains(&p) {
-                self.points.push(p);
+            if !points.contains(&p) {
+                points.push(p);
             }
         }
-        self.complete &= other.complete;
-        Some(self)
+        let mut merged = Tuning::choose(self.spec, self.warmup_accuracy, points);
+        merged.complete = complete;
+        Some(merged)
     }
 
     /// The setting an arm runs at: its own choice, or the choice of the arm it is tuned as.
@@ -268,5 +267,22 @@ mod tests {
         );
         assert_eq!(t.setting_for("hacpo"), Setting::default());
         assert_eq!(t.chosen["gspo"].label(), "lr1e-4-eps10");
+    }
+
+    #[test]
+    fn parts_of_a_sweep_merge_into_one_choice_over_all_their_points() {
+        let low = point(1e-4, 1.0, [0.2, 0.2, 0.2], [0.5, 0.5, 0.5]);
+        let high = point(2e-4, 1.0, [0.4, 0.4, 0.4], [0.5, 0.5, 0.5]);
+        let a = Tuning::choose(spec(), vec![0.1, 0.2], vec![low.clone()]);
+        let b = Tuning::choose(spec(), vec![0.1, 0.2], vec![high.clone(), low]);
+        assert_eq!(a.chosen["gspo"].lr, Some(1e-4));
+        let m = a.clone().merge(b).unwrap();
+        assert_eq!(m.points.len(), 2, "a point both parts ran counts once");
+        assert_eq!(
+            m.chosen["gspo"], high.setting,
+            "chosen again over every point"
+        );
+        let other_warmup = Tuning::choose(spec(), vec![0.3, 0.2], vec![high]);
+        assert!(a.merge(other_warmup).is_none());
     }
 }

@@ -51,6 +51,9 @@ pub struct ArmResult {
     /// The learning rate every agent used (`None`: each agent's own).
     #[serde(default)]
     pub lr: Option<f64>,
+    /// The tuned arm whose chosen setting this arm ran at (itself, or its `tuned_as`).
+    #[serde(default)]
+    pub tuned_as: Option<String>,
     /// Training rollouts one run generates (all agents).
     pub rollouts_per_run: usize,
     /// One entry per seed.
@@ -150,7 +153,29 @@ impl Report {
                 merged.merge_arm(arm)?;
             }
         }
+        merged.check_settings()?;
         Ok(merged)
+    }
+
+    /// Every tuned arm ran at the setting the (merged) sweep chooses: a part that ran its arms
+    /// before another part's points changed the choice does not pair.
+    fn check_settings(&self) -> Result<()> {
+        let Some(t) = &self.tuning else {
+            return Ok(());
+        };
+        for arm in &self.arms {
+            let Some(name) = &arm.tuned_as else { continue };
+            let chosen = t.chosen.get(name);
+            if chosen.map(|c| c.lr) != Some(arm.lr) {
+                return Err(anyhow!(
+                    "arm `{}` ran at lr {:?}, but the sweep chooses {:?} for `{name}`",
+                    arm.arm,
+                    arm.lr,
+                    chosen
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn merge_arm(&mut self, arm: ArmResult) -> Result<()> {
@@ -207,6 +232,7 @@ pub(crate) mod tests {
             arm: name.into(),
             algorithm: HacpoConfig::default(),
             lr: None,
+            tuned_as: None,
             rollouts_per_run: 64,
             seeds,
         };
@@ -308,5 +334,43 @@ pub(crate) mod tests {
             r.arms[1].endpoints(1, Endpoint::Final),
             [(0, 0.6), (1, 0.4)]
         );
+    }
+
+    #[test]
+    fn merge_refuses_arms_run_at_a_setting_the_sweep_no_longer_chooses() {
+        use crate::experiment::tuning::{SelectionRule, Setting, TuningPoint, TuningSpec};
+        let spec = TuningSpec {
+            seeds: vec![100],
+            lr: vec![1e-4, 2e-4],
+            eps_scale: vec![1.0],
+            arms: vec!["gspo".into()],
+            rule: SelectionRule::WorstAgentLastThree,
+        };
+        let point = |lr: f64, score: f64| TuningPoint {
+            arm: "gspo".into(),
+            setting: Setting {
+                lr: Some(lr),
+                eps_scale: 1.0,
+            },
+            runs: vec![],
+            curves: vec![],
+            score,
+            wall_seconds: 1.0,
+        };
+        let mut a = report();
+        a.tuning = Some(Tuning::choose(
+            spec.clone(),
+            vec![0.5],
+            vec![point(1e-4, 0.3)],
+        ));
+        a.arms[0].tuned_as = Some("gspo".into());
+        a.arms[0].lr = Some(1e-4);
+        assert!(Report::merge(vec![a.clone(), a.clone()]).is_ok());
+        // Another part's better point moves the choice to 2e-4: a's gspo ran at the old one.
+        let mut b = report();
+        b.arms.clear();
+        b.tuning = Some(Tuning::choose(spec, vec![0.5], vec![point(2e-4, 0.4)]));
+        let e = Report::merge(vec![a, b]).unwrap_err().to_string();
+        assert!(e.contains("the sweep chooses"), "{e}");
     }
 }
