@@ -23,10 +23,29 @@ pub struct VerifierClient {
 const ATTEMPTS: u32 = 8;
 
 impl VerifierClient {
-    /// A client of the verifier at `base` (e.g. `http://127.0.0.1:8080`).
+    /// A client of the verifier at `base` (e.g. `http://127.0.0.1:8080`), sending the bearer
+    /// token in `HACRL_TOKEN` when one is set (a `write` key for this trainer's agent).
     pub fn new(base: &str) -> Result<Self> {
+        let token = std::env::var("HACRL_TOKEN").ok();
+        Self::with_token(
+            base,
+            token.as_deref().map(str::trim).filter(|t| !t.is_empty()),
+        )
+    }
+
+    /// A client of the verifier at `base` sending `token` as a bearer token, if any.
+    pub fn with_token(base: &str, token: Option<&str>) -> Result<Self> {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(token) = token {
+            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                .context("HACRL_TOKEN is not a valid header value")?;
+            // Kept out of reqwest's debug output and logs.
+            value.set_sensitive(true);
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
         let http = reqwest::blocking::Client::builder()
             .timeout(Duration::from_secs(600))
+            .default_headers(headers)
             .build()?;
         Ok(Self {
             base: base.trim_end_matches('/').to_string(),

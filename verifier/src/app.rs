@@ -15,6 +15,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::scoring::Scorer;
 
@@ -50,17 +51,26 @@ pub struct AppState {
     pub prometheus: PrometheusHandle,
     /// Request limits.
     pub limits: Arc<Limits>,
+    /// Whether requests need a token ([`crate::auth`]).
+    pub auth: Auth,
 }
 
 impl AppState {
-    /// The state of a service scoring with `judge` and default math options.
+    /// The state of an open service (no tokens asked) scoring with `judge` and default math
+    /// options.
     pub fn new(db: PgPool, judge: crate::code::Judge, limits: Limits) -> Self {
         Self {
             db,
             scorer: Arc::new(Scorer::new(judge, crate::math::Options::default())),
             prometheus: crate::telemetry::prometheus(),
             limits: Arc::new(limits),
+            auth: Auth::Open,
         }
+    }
+
+    /// The same service, asking for tokens as `auth` says.
+    pub fn with_auth(self, auth: Auth) -> Self {
+        Self { auth, ..self }
     }
 }
 
@@ -71,13 +81,19 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The whole service: the API, the dashboard and the docs, with logging, metrics and limits.
+/// The whole service: the API, the dashboard and the docs, with tokens checked per route,
+/// logging, metrics and limits.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.limits.max_body_bytes;
     Router::new()
         .merge(crate::api::routes())
         // HTML pages, not part of the OpenAPI document: /ui (dashboard), /docs (Swagger UI).
         .merge(crate::ui::routes())
+        // Matched routes only: an unknown path stays a 404 for anyone.
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::authenticate,
+        ))
         .fallback(|| async { ApiError::not_found("path", "no such route") })
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(RequestDecompressionLayer::new())

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use wire::{ErrorBody, ErrorCode, ErrorDetail};
 
@@ -61,6 +61,18 @@ pub enum ApiError {
     /// The request is refused.
     #[error(transparent)]
     Refused(#[from] Refusal),
+    /// No valid token: none sent, unknown, revoked or expired (401).
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The token may not do this: it lacks the route's scope (`field` is `authorization`), or
+    /// writes for another agent than its own (`field` names where that agent is) (403).
+    #[error("{message}")]
+    Forbidden {
+        /// What is refused.
+        field: String,
+        /// Why.
+        message: String,
+    },
     /// The database cannot be reached; nothing was stored by this request.
     #[error("database unavailable: {0}")]
     Unavailable(String),
@@ -108,6 +120,8 @@ impl ApiError {
                 Fault::NotFound => StatusCode::NOT_FOUND,
                 Fault::Conflict => StatusCode::CONFLICT,
             },
+            Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -117,6 +131,8 @@ impl ApiError {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::Refused(r) => r.field.as_deref(),
+            Self::Unauthenticated(_) => Some("authorization"),
+            Self::Forbidden { field, .. } => Some(field),
             Self::Unavailable(_) | Self::Busy(_) | Self::Internal(_) => None,
         }
     }
@@ -128,6 +144,8 @@ impl ApiError {
                 Fault::NotFound => ErrorCode::NotFound,
                 Fault::Conflict => ErrorCode::Conflict,
             },
+            Self::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::Unavailable(_) => ErrorCode::DatabaseUnavailable,
             Self::Busy(_) => ErrorCode::SandboxBusy,
             Self::Internal(_) => ErrorCode::Internal,
@@ -183,10 +201,26 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (status, Json(body)).into_response();
-        if let Self::Busy(wait) = self {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, whole_seconds(wait).into());
+        match self {
+            Self::Busy(wait) => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, whole_seconds(wait).into());
+            }
+            // Bearer for API clients; Basic makes a browser ask for the token (as the password)
+            // on the dashboard.
+            Self::Unauthenticated(_) => {
+                let h = response.headers_mut();
+                h.append(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"hacrl\""),
+                );
+                h.append(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"hacrl\", charset=\"UTF-8\""),
+                );
+            }
+            _ => {}
         }
         response
     }

@@ -8,11 +8,13 @@
 //!   the API, the dashboard and the CLI call).
 //! - [`app`] builds the HTTP service from [`api`] (the REST API) and [`ui`] (the web dashboard
 //!   and API docs pages), which share its state and the request [`extract`]ors; [`compat`]
-//!   translates other projects' protocols; [`error`] is the errors and their statuses;
+//!   translates other projects' protocols; [`auth`] checks bearer tokens and their scopes on
+//!   every route; [`error`] is the errors and their statuses;
 //!   [`telemetry`] logs and metrics.
 
 pub mod api;
 pub mod app;
+pub mod auth;
 pub mod code;
 pub mod compat;
 pub mod dataset;

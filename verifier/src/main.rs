@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use verifier::app::{self, AppState, Limits};
+use verifier::auth::token::Token;
+use verifier::auth::{self, Auth, AuthChoice, Scope, manage};
 use verifier::code::{self, JudgeConfig};
 use verifier::scoring::Scorer;
 use verifier::task::Reference;
@@ -53,6 +55,52 @@ enum Command {
     /// "style": "assert", "test": "...", "entry_point": "f"}}`. Exit code 0 when every line was
     /// graded, 2 when some lines were invalid (they get an `error` result), 1 on I/O failure.
     Score(ScoreArgs),
+    /// Make, list and revoke the bearer tokens callers present (stored hashed in the pool).
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Make a token and print it once on stdout (`HACRL_TOKEN=$(verifier token create ...)`).
+    Create(TokenCreateArgs),
+    /// List tokens: name, id, scopes, agent, state (never secrets).
+    List(DbArgs),
+    /// Revoke a token by name, at once.
+    Revoke {
+        #[command(flatten)]
+        db: DbArgs,
+        /// The token's name.
+        name: String,
+    },
+    /// Print a fresh token without storing it, to keep in a secret for `create --from-env`.
+    Generate,
+}
+
+#[derive(Args)]
+struct TokenCreateArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// A name people know it by (unique), e.g. `trainer-qwen` or `ci`.
+    #[arg(long)]
+    name: String,
+    /// What it may do: score (verify, reward, run_code), read (pool, dashboard), write
+    /// (rollouts and metrics as --agent), admin (everything).
+    #[arg(long, value_enum, value_delimiter = ',', required = true)]
+    scope: Vec<Scope>,
+    /// The one agent (by name) a `write` token writes as.
+    #[arg(long)]
+    agent: Option<String>,
+    /// Days until it expires.
+    #[arg(long, default_value_t = 90, conflicts_with = "no_expiry")]
+    days: u32,
+    /// Never expires.
+    #[arg(long)]
+    no_expiry: bool,
+    /// Store the token held in this environment variable (from `verifier token generate`)
+    /// instead of a fresh one; running it again with the same token changes nothing.
+    #[arg(long, value_name = "VAR")]
+    from_env: Option<String>,
 }
 
 #[derive(Args)]
@@ -88,6 +136,14 @@ struct ServeArgs {
     /// Do not apply migrations at start-up.
     #[arg(long)]
     no_migrate: bool,
+    /// Ask callers for tokens: `auto` when any token works (else open on a loopback address,
+    /// refused elsewhere), `on` always, `off` never (loopback, or with --insecure-open).
+    #[arg(long, value_enum, env = "VERIFIER_AUTH", default_value_t)]
+    auth: AuthChoice,
+    /// Serve a non-loopback address with no token asked: anyone who reaches it can write into
+    /// the pool. Warned on every start.
+    #[arg(long, env = "VERIFIER_INSECURE_OPEN")]
+    insecure_open: bool,
     #[command(flatten)]
     sandbox: SandboxArgs,
 }
@@ -164,6 +220,7 @@ async fn main() -> ExitCode {
         Command::Migrate(a) => migrate(a).await,
         Command::ImportTasks(a) => import(a).await,
         Command::Score(a) => score(a).await,
+        Command::Token(c) => token(c).await,
     };
     match result {
         Ok(code) => code,
@@ -185,13 +242,15 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         pool::migrate(&db).await.context("applying migrations")?;
         db
     };
+    // Before the sandbox starts: a refusal should come at once.
+    let auth = auth_mode(&a, &db).await?;
     let judge = code::Judge::new(&a.sandbox.judge()).context("starting the code sandbox")?;
     let limits = Limits {
         max_body_bytes: a.max_body_bytes,
         max_batch: a.max_batch,
         ..Limits::default()
     };
-    let state = AppState::new(db, judge, limits);
+    let state = AppState::new(db, judge, limits).with_auth(auth);
     let listener = tokio::net::TcpListener::bind(a.listen)
         .await
         .with_context(|| format!("binding {}", a.listen))?;
@@ -200,6 +259,108 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("verifier stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Decides whether the service asks for tokens, and says so in the log.
+async fn auth_mode(a: &ServeArgs, db: &sqlx::PgPool) -> anyhow::Result<Auth> {
+    let loopback = a.listen.ip().is_loopback();
+    // A database that cannot be asked counts as holding tokens: closed rather than open.
+    let live = match pool::tokens::live(db).await {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot count tokens; asking for them");
+            1
+        }
+    };
+    let auth = auth::decide(a.auth, loopback, live, a.insecure_open).map_err(anyhow::Error::msg)?;
+    match auth {
+        Auth::Tokens => tracing::info!(live_tokens = live, "tokens required"),
+        Auth::Open if loopback => tracing::info!(
+            "authentication off: a loopback address with no token asked; anyone on this host may \
+             write (`verifier token create` and a restart make it ask)"
+        ),
+        Auth::Open => tracing::warn!(
+            addr = %a.listen,
+            "INSECURE: serving a non-loopback address with no token asked (--insecure-open): \
+             anyone who reaches it can write into the pool"
+        ),
+    }
+    Ok(auth)
+}
+
+async fn token(c: TokenCommand) -> anyhow::Result<ExitCode> {
+    let db = |a: &DbArgs| {
+        let url = a.database_url.clone();
+        async move {
+            let db = pool::connect(&url, 2, Duration::from_secs(10)).await?;
+            pool::migrate(&db).await?;
+            anyhow::Ok(db)
+        }
+    };
+    match c {
+        TokenCommand::Generate => println!("{}", Token::generate()?.reveal()),
+        TokenCommand::List(a) => {
+            let now = chrono::Utc::now();
+            println!("name\tid\tscopes\tagent\tstate");
+            for row in pool::tokens::list(&db(&a).await?).await? {
+                println!("{}", manage::describe(&row, now));
+            }
+        }
+        TokenCommand::Revoke { db: a, name } => {
+            if !pool::tokens::revoke(&db(&a).await?, &name).await? {
+                anyhow::bail!("no token named `{name}`");
+            }
+            eprintln!("token `{name}` revoked");
+        }
+        TokenCommand::Create(a) => {
+            let given = match &a.from_env {
+                Some(var) => Some(
+                    std::env::var(var)
+                        .ok()
+                        .and_then(|t| Token::parse(t.trim()))
+                        .with_context(|| {
+                            format!(
+                                "${var} holds no token (make one with `verifier token generate`)"
+                            )
+                        })?,
+                ),
+                None => None,
+            };
+            let spec = manage::TokenSpec {
+                name: a.name.clone(),
+                scopes: a.scope.clone(),
+                agent: a.agent.clone(),
+                expires_at: (!a.no_expiry)
+                    .then(|| chrono::Utc::now() + chrono::Duration::days(a.days.into())),
+            };
+            let token = match &given {
+                Some(t) => t.clone(),
+                None => Token::generate()?,
+            };
+            let created = manage::create(&db(&a.db).await?, &spec, &token).await?;
+            let expiry = spec
+                .expires_at
+                .map_or("never".into(), |t| t.format("%F").to_string());
+            match (created, given) {
+                (manage::Created::Unchanged, _) => eprintln!("token `{}` unchanged", a.name),
+                (manage::Created::New, Some(_)) => {
+                    eprintln!(
+                        "token `{}` stored from ${}; expires {expiry}",
+                        a.name,
+                        a.from_env.unwrap_or_default()
+                    )
+                }
+                (manage::Created::New, None) => {
+                    println!("{}", token.reveal());
+                    eprintln!(
+                        "token `{}` made; expires {expiry}; shown once, keep it secret",
+                        a.name
+                    );
+                }
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -243,7 +404,9 @@ async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| at(e.into()))?;
     let db = pool::connect(&a.db.database_url, 2, Duration::from_secs(10)).await?;
     pool::migrate(&db).await?;
-    let stored = ingest::import_tasks(&db, rows, "lines").await.map_err(at)?;
+    let stored = ingest::import_tasks(&db, rows, "lines", None)
+        .await
+        .map_err(at)?;
     let created = stored.created;
     println!(
         "{}: {} tasks, {created} created, {} unchanged (dataset {})",

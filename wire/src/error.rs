@@ -16,7 +16,7 @@ pub struct ErrorBody {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ErrorDetail {
-    /// Stable code: `invalid_request`, `not_found`, `conflict`, `database_unavailable`, `internal`.
+    /// Stable code: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `conflict`, `database_unavailable`, `internal`.
     #[cfg_attr(feature = "schema", schema(value_type = String))]
     pub code: ErrorCode,
     /// What went wrong.
@@ -32,6 +32,10 @@ pub struct ErrorDetail {
 pub enum ErrorCode {
     /// Malformed input (400) or well-formed input with bad values (422).
     InvalidRequest,
+    /// No valid token: none sent, unknown, revoked or expired (401).
+    Unauthenticated,
+    /// The token lacks the scope, or writes for another agent (403).
+    Forbidden,
     /// A referenced agent, task or rollout does not exist (404).
     NotFound,
     /// The request conflicts with what is stored (409).
@@ -49,6 +53,8 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::InvalidRequest => "invalid_request",
+            Self::Unauthenticated => "unauthenticated",
+            Self::Forbidden => "forbidden",
             Self::NotFound => "not_found",
             Self::Conflict => "conflict",
             Self::DatabaseUnavailable => "database_unavailable",
@@ -72,6 +78,8 @@ mod tests {
     fn codes_serialize_as_their_wire_names() {
         for code in [
             ErrorCode::InvalidRequest,
+            ErrorCode::Unauthenticated,
+            ErrorCode::Forbidden,
             ErrorCode::NotFound,
             ErrorCode::Conflict,
             ErrorCode::DatabaseUnavailable,

@@ -149,3 +149,22 @@ def test_reward_takes_any_label_as_openrlhf_sends_it(client: hacrl.Client, math_
     with pytest.raises(hacrl.HacrlError) as e:
         client.reward(["q"], [{"foo": 1}])
     assert (e.value.status, e.value.field) == (422, "labels[0]")
+
+
+def test_the_token_from_hacrl_token_is_sent(url: str, client: hacrl.Client, monkeypatch: pytest.MonkeyPatch):
+    # scripts/test serves with tokens and exports an admin token in HACRL_TOKEN.
+    import os
+
+    if not os.environ.get("HACRL_TOKEN"):
+        pytest.skip("the service under test asks for no token (HACRL_TOKEN unset)")
+    assert isinstance(client.agents(), list)
+    forged = "hacrl_" + uuid.uuid4().hex + "_" + "x" * 43
+    with hacrl.Client(url, token=forged, retries=0) as bad:
+        with pytest.raises(hacrl.HacrlError) as e:
+            bad.agents()
+    assert (e.value.status, e.value.code, e.value.field) == (401, "unauthenticated", "authorization")
+    monkeypatch.delenv("HACRL_TOKEN")
+    with hacrl.Client(url, retries=0) as anonymous:
+        with pytest.raises(hacrl.HacrlError) as e:
+            anonymous.agents()
+    assert e.value.status == 401

@@ -8,8 +8,9 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use wire::{Agent, Capability, NewAgent};
 
-use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
@@ -19,14 +20,16 @@ use crate::pool::{agents, capability};
 #[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",
     responses((status = 201, description = "Created", body = Agent),
               (status = 200, description = "Already registered with the same fields", body = Agent),
-              BodyErrors, WriteErrors,
+              BodyErrors, WriteErrors, ForbiddenWrite,
               (status = 409, description = "Name taken with other fields", body = wire::ErrorBody)))]
 pub async fn create(
     State(s): State<AppState>,
+    caller: Caller,
     ApiJson(new): ApiJson<NewAgent>,
 ) -> Result<(StatusCode, Json<Agent>), ApiError> {
     ingest::validate_agent(&new)?;
-    let (agent, created) = agents::create(&s.db, &new).await?;
+    caller.may_register(&new.name)?;
+    let (agent, created) = agents::create(&s.db, &new, caller.token_id()).await?;
     if created {
         return Ok((StatusCode::CREATED, Json(agent)));
     }

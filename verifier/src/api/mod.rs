@@ -18,6 +18,7 @@ use utoipa::OpenApi;
 
 use crate::app::AppState;
 use crate::error::ApiError;
+use doc::Security;
 
 /// The OpenAPI document served at `/openapi.json`.
 #[derive(OpenApi)]
@@ -49,7 +50,8 @@ use crate::error::ApiError;
         health::metrics,
     ),
     // Error bodies come from the shared sets of `doc` too, which name no schema themselves.
-    components(schemas(wire::ErrorBody))
+    components(schemas(wire::ErrorBody)),
+    modifiers(&Security)
 )]
 pub struct ApiDoc;
 

@@ -7,8 +7,9 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use wire::{Page, Rollout, SubmitResult, SubmitRollouts};
 
-use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, BatchLimits, RunName, Step};
@@ -19,18 +20,24 @@ use crate::verdict::PublicVerdict;
 /// Idempotent by rollout id; all or nothing (an unknown task or agent rejects the batch).
 #[utoipa::path(post, path = "/v1/rollouts", tag = "rollouts", request_body = SubmitRollouts,
     responses((status = 200, body = SubmitResult), BodyErrors, WriteErrors,
+              ForbiddenWrite,
               (status = 404, description = "Unknown task or agent", body = wire::ErrorBody),
               (status = 409, description = "A reused id with other content", body = wire::ErrorBody)))]
 pub async fn submit(
     State(s): State<AppState>,
+    caller: Caller,
     ApiJson(req): ApiJson<SubmitRollouts>,
 ) -> Result<Json<SubmitResult>, ApiError> {
+    let agents: Vec<Uuid> = req.rollouts.iter().map(|r| r.agent_id).collect();
+    caller
+        .may_write_as(&s.db, &agents, |i| format!("rollouts[{i}].agent_id"))
+        .await?;
     let limits = BatchLimits {
         max_batch: s.limits.max_batch,
         max_response_bytes: s.limits.max_response_bytes,
     };
     Ok(Json(
-        ingest::submit_rollouts(&s.db, &s.scorer, req.rollouts, limits).await?,
+        ingest::submit_rollouts(&s.db, &s.scorer, req.rollouts, limits, caller.token_id()).await?,
     ))
 }
 

@@ -9,6 +9,7 @@ use wire::{Page, TaskSummary, TasksStored};
 
 use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{self, ApiQuery};
 use crate::ingest;
@@ -42,6 +43,7 @@ pub struct UploadQuery {
               (status = 409, description = "A stored task with other content", body = wire::ErrorBody)))]
 pub async fn upload(
     State(s): State<AppState>,
+    caller: Caller,
     ApiQuery(q): ApiQuery<UploadQuery>,
     req: Request,
 ) -> Result<Json<TasksStored>, ApiError> {
@@ -64,7 +66,9 @@ pub async fn upload(
         (extract::parse_json::<NewTasks>(&bytes)?.tasks, "tasks")
     };
     let rows = ingest::validate_tasks(new, prefix)?;
-    Ok(Json(ingest::import_tasks(&s.db, rows, prefix).await?))
+    Ok(Json(
+        ingest::import_tasks(&s.db, rows, prefix, caller.token_id()).await?,
+    ))
 }
 
 /// Filters and cursor for listing tasks.

@@ -7,8 +7,9 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use wire::StepMetrics;
 
-use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
+use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
@@ -16,20 +17,24 @@ use crate::pool::{agents, training};
 
 /// Record (or overwrite) one agent's metrics for one step.
 #[utoipa::path(post, path = "/v1/metrics", tag = "training", request_body = StepMetrics,
-    responses((status = 200, body = StepMetrics), BodyErrors, WriteErrors,
+    responses((status = 200, body = StepMetrics), BodyErrors, WriteErrors, ForbiddenWrite,
               (status = 404, description = "Unknown agent", body = wire::ErrorBody)))]
 pub async fn record(
     State(s): State<AppState>,
+    caller: Caller,
     ApiJson(m): ApiJson<StepMetrics>,
 ) -> Result<Json<StepMetrics>, ApiError> {
     ingest::validate_metrics(&m)?;
+    caller
+        .may_write_as(&s.db, &[m.agent_id], |_| "agent_id".into())
+        .await?;
     if agents::get(&s.db, m.agent_id).await?.is_none() {
         return Err(ApiError::not_found(
             "agent_id",
             format!("no agent {}", m.agent_id),
         ));
     }
-    Ok(Json(training::upsert(&s.db, &m).await?))
+    Ok(Json(training::upsert(&s.db, &m, caller.token_id()).await?))
 }
 
 /// Which metrics to list.

@@ -34,6 +34,7 @@ pub async fn submit_rollouts(
     scorer: &Arc<Scorer>,
     items: Vec<NewRollout>,
     limits: BatchLimits,
+    written_by: Option<Uuid>,
 ) -> Result<SubmitResult, IngestError> {
     validate(&items, limits.max_batch, limits.max_response_bytes)?;
     let ids: Vec<Uuid> = items
@@ -125,7 +126,7 @@ pub async fn submit_rollouts(
             }
         })
         .collect();
-    let inserted: HashSet<Uuid> = rollouts::insert_batch(db, &rows)
+    let inserted: HashSet<Uuid> = rollouts::insert_batch(db, &rows, written_by)
         .await?
         .into_iter()
         .collect();

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use sqlx::PgPool;
+use uuid::Uuid;
 use wire::{TaskOutcome, TaskStored, TasksStored};
 
 use super::{IngestError, check_json, check_text};
@@ -17,18 +18,21 @@ pub async fn import_tasks(
     db: &PgPool,
     rows: Vec<TaskRow>,
     prefix: &str,
+    written_by: Option<Uuid>,
 ) -> Result<TasksStored, IngestError> {
-    let stored = tasks::insert_batch(db, &rows).await.map_err(|e| match e {
-        InsertError::Conflict { index } => IngestError::Refused(Refusal::new(
-            Fault::Conflict,
-            format!("{prefix}[{index}]"),
-            format!(
-                "task {}/{} already exists with different content",
-                rows[index].dataset, rows[index].external_id
-            ),
-        )),
-        InsertError::Db(e) => IngestError::Database(e),
-    })?;
+    let stored = tasks::insert_batch(db, &rows, written_by)
+        .await
+        .map_err(|e| match e {
+            InsertError::Conflict { index } => IngestError::Refused(Refusal::new(
+                Fault::Conflict,
+                format!("{prefix}[{index}]"),
+                format!(
+                    "task {}/{} already exists with different content",
+                    rows[index].dataset, rows[index].external_id
+                ),
+            )),
+            InsertError::Db(e) => IngestError::Database(e),
+        })?;
     let tasks: Vec<TaskStored> = rows
         .into_iter()
         .zip(stored)

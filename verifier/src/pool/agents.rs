@@ -13,10 +13,14 @@ macro_rules! columns {
 
 /// Inserts `agent` unless one with its name exists; returns the stored agent and whether it was
 /// created now.
-pub async fn create(db: &PgPool, agent: &NewAgent) -> sqlx::Result<(Agent, bool)> {
+pub async fn create(
+    db: &PgPool,
+    agent: &NewAgent,
+    written_by: Option<Uuid>,
+) -> sqlx::Result<(Agent, bool)> {
     let inserted: Option<Agent> = sqlx::query_as(concat!(
-        "insert into agents (name, family, size_params, tokenizer, metadata)
-         values ($1, $2, $3, $4, $5) on conflict (name) do nothing returning ",
+        "insert into agents (name, family, size_params, tokenizer, metadata, written_by)
+         values ($1, $2, $3, $4, $5, $6) on conflict (name) do nothing returning ",
         columns!()
     ))
     .bind(&agent.name)
@@ -29,6 +33,7 @@ pub async fn create(db: &PgPool, agent: &NewAgent) -> sqlx::Result<(Agent, bool)
             .clone()
             .unwrap_or_else(|| serde_json::json!({})),
     )
+    .bind(written_by)
     .fetch_optional(db)
     .await?;
     match inserted {
@@ -80,6 +85,14 @@ pub async fn by_name(db: &PgPool, name: &str) -> sqlx::Result<Option<Agent>> {
 /// Which of `ids` exist.
 pub async fn existing(db: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<Uuid>> {
     sqlx::query_scalar("select id from agents where id = any($1)")
+        .bind(ids)
+        .fetch_all(db)
+        .await
+}
+
+/// The names of the agents with these ids (unknown ids are left out).
+pub async fn names(db: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<(Uuid, String)>> {
+    sqlx::query_as("select id, name from agents where id = any($1)")
         .bind(ids)
         .fetch_all(db)
         .await

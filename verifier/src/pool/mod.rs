@@ -6,6 +6,7 @@ pub mod capability;
 pub mod dashboard;
 pub mod rollouts;
 pub mod tasks;
+pub mod tokens;
 pub mod training;
 
 use std::time::Duration;

@@ -26,7 +26,11 @@ pub async fn by_ids(db: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<Rollout>> {
 
 /// Stores `rows` in one transaction; rows whose id is already stored are skipped.
 /// Returns the ids actually inserted.
-pub async fn insert_batch(db: &PgPool, rows: &[RolloutRow]) -> sqlx::Result<Vec<Uuid>> {
+pub async fn insert_batch(
+    db: &PgPool,
+    rows: &[RolloutRow],
+    written_by: Option<Uuid>,
+) -> sqlx::Result<Vec<Uuid>> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -38,8 +42,9 @@ pub async fn insert_batch(db: &PgPool, rows: &[RolloutRow]) -> sqlx::Result<Vec<
     let mut tx = db.begin().await?;
     let inserted = sqlx::query_scalar(
         "insert into rollouts (id, run, task_id, agent_id, step, policy_version, response,
-             token_count, logprob_mean, logprob_sum, reward, correct, status, verdict, metadata)
-         select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::int8[], $6::int8[],
+             token_count, logprob_mean, logprob_sum, reward, correct, status, verdict, metadata,
+             written_by)
+         select *, $16::uuid from unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::int8[], $6::int8[],
              $7::text[], $8::int4[], $9::float8[], $10::float8[], $11::float8[], $12::bool[],
              $13::text[], $14::jsonb[], $15::jsonb[])
          on conflict (id) do nothing returning id",
@@ -59,6 +64,7 @@ pub async fn insert_batch(db: &PgPool, rows: &[RolloutRow]) -> sqlx::Result<Vec<
     .bind(col!(status))
     .bind(col!(verdict))
     .bind(col!(metadata))
+    .bind(written_by)
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -43,14 +43,15 @@ pub enum InsertError {
 pub async fn insert_batch(
     db: &PgPool,
     tasks: &[TaskRow],
+    written_by: Option<Uuid>,
 ) -> Result<Vec<(Uuid, TaskOutcome)>, InsertError> {
     let mut tx = db.begin().await?;
     let mut out = Vec::with_capacity(tasks.len());
     for (index, t) in tasks.iter().enumerate() {
         let reference = t.reference.to_json();
         let inserted: Option<Uuid> = sqlx::query_scalar(
-            "insert into tasks (dataset, external_id, kind, prompt, reference, metadata)
-             values ($1, $2, $3, $4, $5, $6)
+            "insert into tasks (dataset, external_id, kind, prompt, reference, metadata, written_by)
+             values ($1, $2, $3, $4, $5, $6, $7)
              on conflict (dataset, external_id) do nothing returning id",
         )
         .bind(&t.dataset)
@@ -59,6 +60,7 @@ pub async fn insert_batch(
         .bind(&t.prompt)
         .bind(&reference)
         .bind(&t.metadata)
+        .bind(written_by)
         .fetch_optional(&mut *tx)
         .await?;
         let entry = match inserted {

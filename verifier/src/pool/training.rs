@@ -5,14 +5,19 @@ use uuid::Uuid;
 use wire::StepMetrics;
 
 /// Writes (or overwrites: a resumed step recomputes its metrics) one row.
-pub async fn upsert(db: &PgPool, m: &StepMetrics) -> sqlx::Result<StepMetrics> {
+pub async fn upsert(
+    db: &PgPool,
+    m: &StepMetrics,
+    written_by: Option<Uuid>,
+) -> sqlx::Result<StepMetrics> {
     sqlx::query_as(
-        "insert into train_metrics (run, agent_id, step, loss, reward_mean, accuracy, clip_fraction, kl, grad_norm, extra)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        "insert into train_metrics (run, agent_id, step, loss, reward_mean, accuracy, clip_fraction, kl, grad_norm, extra, written_by)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          on conflict (run, agent_id, step) do update set loss = excluded.loss,
              reward_mean = excluded.reward_mean, accuracy = excluded.accuracy,
              clip_fraction = excluded.clip_fraction, kl = excluded.kl,
-             grad_norm = excluded.grad_norm, extra = excluded.extra, created_at = now()
+             grad_norm = excluded.grad_norm, extra = excluded.extra,
+             written_by = excluded.written_by, created_at = now()
          returning *",
     )
     .bind(&m.run)
@@ -25,6 +30,7 @@ pub async fn upsert(db: &PgPool, m: &StepMetrics) -> sqlx::Result<StepMetrics> {
     .bind(m.kl)
     .bind(m.grad_norm)
     .bind(&m.extra)
+    .bind(written_by)
     .fetch_one(db)
     .await
 }

@@ -5,6 +5,7 @@
 mod support;
 
 mod agents;
+mod auth;
 mod ops;
 mod pool;
 mod rollouts;

@@ -11,6 +11,7 @@ use serde_json::Value;
 use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
 use verifier::app::{self, AppState, Limits};
+use verifier::auth::Auth;
 use verifier::{code, pool};
 
 pub use testkit::{database_url, with_schema};
@@ -46,18 +47,30 @@ impl TestService {
     /// Starts the service with `limits`; its database traffic goes through `via` when given
     /// (a proxy the test can cut), while `db` always connects directly.
     pub async fn start_with(limits: Limits, via: Option<SocketAddr>) -> Self {
-        Self::start_full(limits, via, code::JudgeConfig::default()).await
+        Self::start_full(limits, via, code::JudgeConfig::default(), Auth::Open).await
     }
 
     /// Starts the service with its sandbox set up by `sandbox`.
     pub async fn start_with_sandbox(sandbox: code::JudgeConfig) -> Self {
-        Self::start_full(Limits::default(), None, sandbox).await
+        Self::start_full(Limits::default(), None, sandbox, Auth::Open).await
+    }
+
+    /// Starts a service that asks every caller for a token.
+    pub async fn start_with_tokens() -> Self {
+        Self::start_full(
+            Limits::default(),
+            None,
+            code::JudgeConfig::default(),
+            Auth::Tokens,
+        )
+        .await
     }
 
     async fn start_full(
         limits: Limits,
         via: Option<SocketAddr>,
         sandbox: code::JudgeConfig,
+        auth: Auth,
     ) -> Self {
         let testkit::Schema {
             name: schema,
@@ -80,7 +93,7 @@ impl TestService {
         let service_db =
             pool::connect_lazy(&service_url, 8, Duration::from_secs(2)).expect("lazy pool");
         let judge = code::Judge::new(&sandbox).expect("sandbox starts");
-        let state = AppState::new(service_db, judge, limits);
+        let state = AppState::new(service_db, judge, limits).with_auth(auth);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { app::serve(listener, state).await.unwrap() });

@@ -48,7 +48,8 @@ class HacrlError(Exception):
 
 
 class Client:
-    """The verifier at `url` (default `$HACRL_URL`, else http://127.0.0.1:8080).
+    """The verifier at `url` (default `$HACRL_URL`, else http://127.0.0.1:8080), sending
+    `token` (default `$HACRL_TOKEN`) as a bearer token when one is set.
 
     Requests that fail with 502/503/504 or a transport error are retried `retries` times with
     exponential back-off starting at `backoff` seconds.
@@ -62,8 +63,12 @@ class Client:
         retries: int = 5,
         backoff: float = 0.5,
         http: Optional[httpx.Client] = None,
+        token: Optional[str] = None,
     ) -> None:
         self.url = (url or os.environ.get("HACRL_URL") or DEFAULT_URL).rstrip("/")
+        token = token or os.environ.get("HACRL_TOKEN")
+        # Sent with every request, also through a caller's own `http` client.
+        self._auth = {"authorization": f"Bearer {token.strip()}"} if token else {}
         self.retries = retries
         self.backoff = backoff
         self._http = http or httpx.Client(base_url=self.url, timeout=timeout)
@@ -85,7 +90,8 @@ class Client:
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
             try:
-                r = self._http.request(method, path, **kwargs)
+                headers = {**self._auth, **kwargs.pop("headers", {})}
+                r = self._http.request(method, path, headers=headers, **kwargs)
             except httpx.TransportError:
                 if last:
                     raise

@@ -1,0 +1,111 @@
+//! Making, listing and revoking tokens (what `verifier token` runs).
+
+use chrono::{DateTime, Utc};
+use sqlx::PgPool;
+
+use super::Scope;
+use super::token::Token;
+use crate::pool::tokens::{self, NewToken, TokenRow};
+
+/// What a new token may do, and for how long.
+#[derive(Debug)]
+pub struct TokenSpec {
+    /// Its name.
+    pub name: String,
+    /// Its scopes.
+    pub scopes: Vec<Scope>,
+    /// The agent a `write` token writes as.
+    pub agent: Option<String>,
+    /// When it stops working (`None`: never).
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// What [`create`] did.
+#[derive(Debug)]
+pub enum Created {
+    /// A new token was stored.
+    New,
+    /// The given token was stored before, under the same name.
+    Unchanged,
+}
+
+/// Why a token was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// The request does not hold together.
+    #[error("{0}")]
+    Invalid(String),
+    /// The name or the given token's id is taken by another token.
+    #[error("a token named `{0}` (or with this id) exists; revoke it or choose another name")]
+    Taken(String),
+    /// The database failed.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Stores `token` (a fresh one, or one given from a secret) with `spec`; storing the same
+/// token under the same name again changes nothing, so deployments can run it at each start.
+pub async fn create(db: &PgPool, spec: &TokenSpec, token: &Token) -> Result<Created, TokenError> {
+    check(spec)?;
+    let mut scopes: Vec<Scope> = spec.scopes.clone();
+    scopes.sort_unstable();
+    scopes.dedup();
+    let scopes: Vec<String> = scopes.iter().map(|s| s.as_str().to_string()).collect();
+    let digest = token.digest();
+    let stored = tokens::create(
+        db,
+        &NewToken {
+            id: token.id,
+            name: &spec.name,
+            scopes: &scopes,
+            agent: spec.agent.as_deref(),
+            digest: &digest.0,
+            expires_at: spec.expires_at,
+        },
+    )
+    .await?;
+    if stored {
+        return Ok(Created::New);
+    }
+    match tokens::by_name(db, &spec.name).await? {
+        Some(row) if row.id == token.id && row.digest == digest.0 => Ok(Created::Unchanged),
+        _ => Err(TokenError::Taken(spec.name.clone())),
+    }
+}
+
+fn check(spec: &TokenSpec) -> Result<(), TokenError> {
+    let invalid = |m: &str| Err(TokenError::Invalid(m.to_string()));
+    if spec.name.trim().is_empty() || spec.name.len() > 200 || spec.name.contains('\0') {
+        return invalid("a token's name is 1 to 200 bytes of text");
+    }
+    if spec.scopes.is_empty() {
+        return invalid("give at least one --scope (score, read, write, admin)");
+    }
+    let writes = spec.scopes.contains(&Scope::Write);
+    match &spec.agent {
+        None if writes => invalid("a `write` token writes as one agent: give --agent NAME"),
+        Some(_) if !writes => invalid("--agent is for `write` tokens only"),
+        Some(a) if a.trim().is_empty() || a.len() > 200 || a.contains('\0') => {
+            invalid("an agent name is 1 to 200 bytes of text")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// One line of `verifier token list` (never the secret or its digest).
+pub fn describe(row: &TokenRow, now: DateTime<Utc>) -> String {
+    let state = match (row.revoked_at, row.expires_at) {
+        (Some(t), _) => format!("revoked {}", t.format("%F %T")),
+        (None, Some(t)) if t <= now => format!("expired {}", t.format("%F %T")),
+        (None, Some(t)) => format!("live, expires {}", t.format("%F %T")),
+        (None, None) => "live, never expires".into(),
+    };
+    format!(
+        "{}\t{}\t{}\t{}\t{}",
+        row.name,
+        row.id,
+        row.scopes.join(","),
+        row.agent.as_deref().unwrap_or("-"),
+        state
+    )
+}

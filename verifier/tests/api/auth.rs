@@ -1,0 +1,345 @@
+//! Tokens and scopes on a service that asks for them: every route against every scope, a key
+//! used for another agent, revoked and expired tokens, who wrote each row, and the CLI.
+
+use chrono::{Duration, Utc};
+use reqwest::Method;
+use verifier::auth::manage::{self, TokenSpec};
+use verifier::auth::token::Token;
+use verifier::auth::{self, Access, Scope};
+
+use super::*;
+
+/// Stores a token with `scopes` (and `agent`, for `write`) expiring at `expires_at`.
+async fn token_at(
+    s: &TestService,
+    name: &str,
+    scopes: &[Scope],
+    agent: Option<&str>,
+    expires_at: Option<chrono::DateTime<Utc>>,
+) -> String {
+    let token = Token::generate().unwrap();
+    let spec = TokenSpec {
+        name: name.into(),
+        scopes: scopes.to_vec(),
+        agent: agent.map(str::to_string),
+        expires_at,
+    };
+    manage::create(&s.db, &spec, &token).await.unwrap();
+    token.reveal()
+}
+
+async fn token(s: &TestService, name: &str, scopes: &[Scope], agent: Option<&str>) -> String {
+    token_at(s, name, scopes, agent, Some(Utc::now() + Duration::days(1))).await
+}
+
+/// Sends `body` (JSON, for POST) with `token` as a bearer, returning status and body.
+async fn call(
+    s: &TestService,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> (u16, Value) {
+    // Redirects are not followed: `/` is open, the `/ui` it points to is not.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut req = http.request(method.clone(), format!("{}{path}", s.url));
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    if method == Method::POST {
+        req = req.json(body);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// Routes that are not in the OpenAPI document (the dashboard, the docs).
+const PAGES: &[&str] = &[
+    "/",
+    "/openapi.json",
+    "/docs/",
+    "/ui",
+    "/ui/runs/{run}",
+    "/ui/runs/{run}/live",
+    "/ui/runs/{run}/steps/{step}",
+    "/ui/tasks/{task}",
+    "/ui/{*rest}",
+];
+
+#[tokio::test]
+async fn every_route_asks_for_its_scope_and_admin_passes_everywhere() {
+    let s = TestService::start_with_tokens().await;
+    let admin = token(&s, "admin", &[Scope::Admin], None).await;
+    let keys = [
+        (
+            Scope::Score,
+            token(&s, "score", &[Scope::Score], None).await,
+        ),
+        (Scope::Read, token(&s, "read", &[Scope::Read], None).await),
+        (
+            Scope::Write,
+            token(&s, "write", &[Scope::Write], Some("a")).await,
+        ),
+        (Scope::Admin, admin.clone()),
+    ];
+    let (status, doc) = call(&s, Method::GET, "/openapi.json", None, &Value::Null).await;
+    assert_eq!(status, 200);
+    let mut routes: Vec<(Method, String)> =
+        PAGES.iter().map(|p| (Method::GET, p.to_string())).collect();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let method: Method = method.to_uppercase().parse().unwrap();
+            routes.push((method.clone(), path.clone()));
+            // The document says what the table says.
+            if auth::required(&method, path) != Some(Access::Open) {
+                let at = format!("{method} {path}");
+                assert!(op["responses"].get("401").is_some(), "{at} lists no 401");
+                assert!(op["responses"].get("403").is_some(), "{at} lists no 403");
+                assert_eq!(op["security"][0]["bearer"], json!([]), "{at}");
+            }
+        }
+    }
+    for (method, route) in routes {
+        let at = format!("{method} {route}");
+        // A route missing from the table fails here: each route needs a decision.
+        let access = auth::required(&method, &route)
+            .unwrap_or_else(|| panic!("{at} has no scope in auth::required"));
+        let path = route
+            .replace("{agent}", "a")
+            .replace("{run}", "r")
+            .replace("{step}", "0")
+            .replace("{task}", "x")
+            .replace("{*rest}", "nothing");
+        let body = json!({});
+        let (status, _) = call(&s, method.clone(), &path, None, &body).await;
+        let Access::Scope(needed) = access else {
+            assert_ne!(status, 401, "{at} is open");
+            continue;
+        };
+        assert_eq!(status, 401, "{at} without a token");
+        for (scope, key) in &keys {
+            let (status, err) = call(&s, method.clone(), &path, Some(key), &body).await;
+            if *scope == needed || *scope == Scope::Admin {
+                assert!(
+                    ![401, 403].contains(&status),
+                    "{at} with {scope}: {status} {err}"
+                );
+            } else {
+                assert_eq!(status, 403, "{at} with {scope}: {err}");
+                assert_eq!(err["error"]["field"], "authorization", "{at}");
+                assert_eq!(err["error"]["code"], "forbidden", "{at}");
+                let message = err["error"]["message"].as_str().unwrap();
+                assert!(message.contains(&format!("`{needed}`")), "{at}: {message}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_write_key_writes_only_as_its_agent_and_rows_name_it() {
+    let s = TestService::start_with_tokens().await;
+    let admin = token(&s, "admin", &[Scope::Admin], None).await;
+    let key_a = token(&s, "trainer-a", &[Scope::Read, Scope::Write], Some("a")).await;
+    let task = {
+        let t = json!({"tasks": [{"dataset": "toy", "external_id": "1", "kind": "math",
+                                  "prompt": "1 + 1?", "reference": {"answer": "2"}}]});
+        let (status, body) = call(&s, Method::POST, "/v1/tasks", Some(&key_a), &t).await;
+        assert_eq!(status, 403, "tasks are admin's: {body}");
+        let (status, body) = call(&s, Method::POST, "/v1/tasks", Some(&admin), &t).await;
+        assert_eq!(status, 200, "{body}");
+        body["tasks"][0]["id"].as_str().unwrap().to_string()
+    };
+    // A write key registers its own agent, not another's; admin registers any.
+    let (status, a) = call(
+        &s,
+        Method::POST,
+        "/v1/agents",
+        Some(&key_a),
+        &json!({"name": "a"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{a}");
+    let a = a["id"].as_str().unwrap().to_string();
+    let (status, err) = call(
+        &s,
+        Method::POST,
+        "/v1/agents",
+        Some(&key_a),
+        &json!({"name": "b"}),
+    )
+    .await;
+    assert_eq!(
+        (status, err["error"]["field"].as_str()),
+        (403, Some("name")),
+        "{err}"
+    );
+    let (_, b) = call(
+        &s,
+        Method::POST,
+        "/v1/agents",
+        Some(&admin),
+        &json!({"name": "b"}),
+    )
+    .await;
+    let b = b["id"].as_str().unwrap().to_string();
+
+    let batch = |agent: &str| {
+        json!({"rollouts": [rollout(&uuid(), &task, &a, 1, "2"),
+                                                  rollout(&uuid(), &task, agent, 1, "2")]})
+    };
+    let (status, _) = call(&s, Method::POST, "/v1/rollouts", None, &batch(&a)).await;
+    assert_eq!(status, 401, "unauthenticated");
+    let (status, err) = call(&s, Method::POST, "/v1/rollouts", Some(&key_a), &batch(&b)).await;
+    assert_eq!(status, 403, "{err}");
+    assert_eq!(err["error"]["field"], "rollouts[1].agent_id");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`a` only, not as `b`")
+    );
+    let (status, body) = call(&s, Method::POST, "/v1/rollouts", Some(&key_a), &batch(&a)).await;
+    assert_eq!(status, 200, "{body}");
+
+    let metrics =
+        |agent: &str| json!({"run": "default", "agent_id": agent, "step": 1, "loss": 0.5});
+    let (status, err) = call(&s, Method::POST, "/v1/metrics", Some(&key_a), &metrics(&b)).await;
+    assert_eq!(
+        (status, err["error"]["field"].as_str()),
+        (403, Some("agent_id"))
+    );
+    let (status, _) = call(&s, Method::POST, "/v1/metrics", Some(&key_a), &metrics(&a)).await;
+    assert_eq!(status, 200);
+
+    // Who wrote what, as psql shows it.
+    let writers: Vec<(String, String)> = sqlx::query_as(
+        "select 'rollouts', t.name from rollouts r join tokens t on t.id = r.written_by
+         union all select 'metrics', t.name from train_metrics m join tokens t on t.id = m.written_by
+         union all select 'agents:' || a.name, t.name from agents a join tokens t on t.id = a.written_by
+         union all select 'tasks', t.name from tasks k join tokens t on t.id = k.written_by
+         order by 1, 2",
+    )
+    .fetch_all(&s.db)
+    .await
+    .unwrap();
+    let writers: Vec<(&str, &str)> = writers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        writers,
+        [
+            ("agents:a", "trainer-a"),
+            ("agents:b", "admin"),
+            ("metrics", "trainer-a"),
+            ("rollouts", "trainer-a"),
+            ("rollouts", "trainer-a"),
+            ("tasks", "admin"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn revoked_expired_and_forged_tokens_get_401() {
+    let s = TestService::start_with_tokens().await;
+    let live = token(&s, "live", &[Scope::Read], None).await;
+    let old = token_at(
+        &s,
+        "old",
+        &[Scope::Read],
+        None,
+        Some(Utc::now() - Duration::seconds(1)),
+    )
+    .await;
+    let get = |t: String| {
+        let s = &s;
+        async move { call(s, Method::GET, "/v1/agents", Some(&t), &Value::Null).await }
+    };
+    assert_eq!(get(live.clone()).await.0, 200);
+    let (status, err) = get(old).await;
+    assert_eq!(status, 401);
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired"),
+        "{err}"
+    );
+    // The right id with another secret, and text that is no token.
+    let forged = format!("{}{}", &live[..live.len() - 4], "AAAA");
+    for bad in [forged, "hacrl_nope".to_string()] {
+        let (status, err) = get(bad).await;
+        assert_eq!(
+            (status, err["error"]["code"].as_str()),
+            (401, Some("unauthenticated"))
+        );
+    }
+    assert!(verifier::pool::tokens::revoke(&s.db, "live").await.unwrap());
+    let (status, err) = get(live).await;
+    assert_eq!(status, 401);
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("revoked"),
+        "{err}"
+    );
+    // The dashboard asks a browser for the token.
+    let r = s.http.get(format!("{}/ui", s.url)).send().await.unwrap();
+    let challenges: Vec<_> = r.headers().get_all("www-authenticate").iter().collect();
+    assert_eq!((r.status().as_u16(), challenges.len()), (401, 2));
+}
+
+#[tokio::test]
+async fn the_cli_makes_lists_and_revokes_tokens_and_serve_refuses_to_listen_openly() {
+    let s = TestService::start().await;
+    let bin = env!("CARGO_BIN_EXE_verifier");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin)
+            .args(args)
+            .env("DATABASE_URL", &s.db_url)
+            .env_remove("VERIFIER_AUTH")
+            .env_remove("VERIFIER_INSECURE_OPEN")
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    };
+    // No token yet: a non-loopback address is refused (it never gets to accept anything).
+    let (ok, _, err) = run(&["serve", "--listen", "0.0.0.0:0"]);
+    assert!(
+        !ok && err.contains("refusing to serve a non-loopback address"),
+        "{err}"
+    );
+
+    let (ok, out, err) = run(&[
+        "token",
+        "create",
+        "--name",
+        "t",
+        "--scope",
+        "read,write",
+        "--agent",
+        "a",
+    ]);
+    assert!(ok, "{err}");
+    let text = out.trim();
+    assert!(Token::parse(text).is_some(), "{out}");
+    let (ok, _, err) = run(&["token", "create", "--name", "w", "--scope", "write"]);
+    assert!(!ok && err.contains("--agent"), "{err}");
+    let (ok, out, _) = run(&["token", "list"]);
+    assert!(
+        ok && out.contains("t\t") && out.contains("read,write\ta\tlive"),
+        "{out}"
+    );
+    assert!(
+        !out.contains(&text[text.len() - 20..]),
+        "the list shows no secret"
+    );
+    assert!(run(&["token", "revoke", "t"]).0);
+    assert!(run(&["token", "list"]).1.contains("revoked"));
+    assert!(!run(&["token", "revoke", "nobody"]).0);
+}
