@@ -4,10 +4,18 @@ service."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import socket
+import subprocess
+import threading
+import time
 from types import SimpleNamespace
-from typing import List
+from typing import List, Optional
+
+import pytest
 
 import hacrl
+import hacrl.scoring
 import hacrl.verl
 
 
@@ -63,26 +71,28 @@ def test_trl_reward_records_rollouts_of_pool_tasks(
 
 def test_verl_compute_score_loaded_by_path_as_verl_does(url: str, monkeypatch, math_tasks: List[str]):
     monkeypatch.setenv("HACRL_URL", url)
-    # verl's custom_reward_function: importlib from custom_reward_function.path, then getattr(name).
+    # verl's reward.custom_reward_function: importlib from its path, then getattr(name).
     spec = importlib.util.spec_from_file_location("custom_module", hacrl.verl.__file__)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     compute_score = getattr(module, "compute_score")
 
-    assert compute_score("openai/gsm8k", "so \\boxed{72}", "72") == 1.0
-    assert compute_score("openai/gsm8k", "so \\boxed{71}", "72", {"split": "train", "index": 0}) == 0.0
-    code_truth = '{"language": "python", "style": "stdio", "cases": [{"stdin": "", "stdout": "hi"}]}'
-    assert compute_score("code", "```python\nprint('hi')\n```", code_truth) == 1.0
-    assert compute_score("pool", "\\boxed{42}", None, {"task_id": math_tasks[1]}) == 1.0
+    def score(*args, **kwargs) -> float:
+        return compute_score(*args, **kwargs)["score"]
 
-    batch = getattr(module, "compute_score_batch")
-    assert batch(
-        data_sources=["a", "b"],
-        solution_strs=["\\boxed{18}", "\\boxed{1}"],
-        ground_truths=["18", "2"],
-        extra_infos=[None, None],
-    ) == [1.0, 0.0]
+    assert score("openai/gsm8k", "so \\boxed{72}", "72") == 1.0
+    assert score("openai/gsm8k", "so \\boxed{71}", "72", {"split": "train", "index": 0}) == 0.0
+    code_truth = '{"language": "python", "style": "stdio", "cases": [{"stdin": "", "stdout": "hi"}]}'
+    assert score("code", "```python\nprint('hi')\n```", code_truth) == 1.0
+    assert score("pool", "\\boxed{42}", None, {"task_id": math_tasks[1]}) == 1.0
+    # verl 0.9 passes keywords only, plus reward_kwargs and reward-model settings.
+    assert compute_score(
+        data_source="s", solution_str="\\boxed{3}", ground_truth="3", extra_info={},
+        reward_router_address=None, some_reward_kwarg=1,
+    ) == {"score": 1.0, "acc": 1.0, "judge_error": 0.0, "failed": 0.0}
+    # No ground truth: 0.0, counted as failed rather than learnt from as a wrong answer.
+    assert compute_score(data_source="s", solution_str="1", ground_truth=float("nan"))["failed"] == 1.0
 
 
 class _Scalar:
@@ -99,4 +109,63 @@ def test_labels_from_array_columns_are_sent_as_plain_json(url: str, monkeypatch)
     fn = hacrl.trl.reward(url)
     assert fn(prompts=["p"], completions=["\\boxed{18}"], answer=[_Scalar(18)]) == [1.0]
     monkeypatch.setenv("HACRL_URL", url)
-    assert hacrl.verl.compute_score("s", "\\boxed{7}", _Scalar(7)) == 1.0
+    assert hacrl.verl.compute_score("s", "\\boxed{7}", _Scalar(7))["score"] == 1.0
+
+
+def _start(binary: str, database: str, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [binary, "serve", "--listen", f"127.0.0.1:{port}", "--database-url", database],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    hacrl.Client(f"http://127.0.0.1:{port}").wait_ready(120)
+    return proc
+
+
+class _StopAfterFirstChunk(hacrl.scoring.Grader):
+    """Stops the service once the first chunk is graded: an outage in the middle of a batch."""
+
+    proc: Optional[subprocess.Popen] = None
+
+    def post(self, queries, labels, prompts=None):
+        answer = super().post(queries, labels, prompts)
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        return answer
+
+
+def test_an_outage_mid_batch_follows_the_failure_policy():
+    binary, database = os.environ.get("HACRL_VERIFIER_BIN"), os.environ.get("DATABASE_URL")
+    if not binary or not database:
+        pytest.skip("needs HACRL_VERIFIER_BIN and DATABASE_URL (scripts/test sets both)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    answers, labels = ["\\boxed{1}", "\\boxed{2}", "\\boxed{3}", "\\boxed{4}"], [1, 2, 3, 5]
+
+    for policy, rest in (("none", [None, None]), ("zero", [0.0, 0.0])):
+        grader = _StopAfterFirstChunk(url, on_error=policy, batch_size=2, deadline=1.0)
+        grader.proc = _start(binary, database, port)
+        scores = grader.grade(answers, labels)
+        assert scores.rewards == [1.0, 1.0] + rest and scores.failed == 2
+
+    # The default raises, after retrying within its deadline rather than a count of resends.
+    grader = _StopAfterFirstChunk(url, batch_size=2, deadline=1.0)
+    grader.proc = _start(binary, database, port)
+    started = time.monotonic()
+    with pytest.raises(hacrl.scoring.RewardUnavailable):
+        grader.grade(answers, labels)
+    assert 0.5 <= time.monotonic() - started < 10  # retried, then gave up at the deadline
+
+    # Back within the deadline: every chunk graded.
+    grader = _StopAfterFirstChunk(url, batch_size=2, deadline=60.0)
+    grader.proc = _start(binary, database, port)
+    threading.Timer(0.5, lambda: setattr(grader, "restarted", _start(binary, database, port))).start()
+    try:
+        assert grader.grade(answers, labels).rewards == [1.0, 1.0, 1.0, 0.0]
+    finally:
+        while not hasattr(grader, "restarted"):
+            time.sleep(0.1)
+        grader.restarted.terminate()
+        grader.restarted.wait(10)

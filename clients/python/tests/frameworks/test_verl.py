@@ -1,0 +1,130 @@
+"""`hacrl.verl` inside verl 0.9.1's own reward loop: its PPO config composed by Hydra with the
+README's overrides, `load_reward_manager` (which loads `reward.custom_reward_function.*` and
+picks the registered manager), and the manager's `run_single` on a `DataProto` as the reward
+loop worker hands it one sample. Also verl's SandboxFusion route (`reward.sandbox_fusion.url`)
+against the service's `/run_code`. No model, no Ray cluster: the reward path is verl's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any, List
+
+import numpy as np
+import pytest
+import torch
+import verl
+import verl.trainer.config
+from hydra import compose, initialize_config_dir
+from verl import DataProto
+from verl.trainer.ppo.reward import load_reward_manager
+
+import hacrl.verl
+
+HACRL_VERL = hacrl.verl.__file__
+
+
+def test_the_pinned_version_is_installed():
+    assert verl.__version__ == "0.9.1"
+
+
+def config(*overrides: str) -> Any:
+    with initialize_config_dir(os.path.dirname(verl.trainer.config.__file__), version_base=None):
+        return compose(config_name="ppo_trainer", overrides=list(overrides))
+
+
+def batch(tokenizer, responses: List[str], truths: List[Any], source: str = "openai/gsm8k"):
+    """What the reward loop receives: prompt and response ids, their attention mask, and the
+    dataset's non-tensor columns."""
+    prompt = tokenizer("<|im_start|>user\nQ<|im_end|>\n", add_special_tokens=False)["input_ids"]
+    out = [tokenizer(r + "<|im_end|>", add_special_tokens=False)["input_ids"] for r in responses]
+    width = max(map(len, out))
+    pad = tokenizer.pad_token_id
+    resp = torch.tensor([ids + [pad] * (width - len(ids)) for ids in out])
+    mask = torch.tensor([[1] * len(prompt) + [1] * len(ids) + [0] * (width - len(ids)) for ids in out])
+    return DataProto.from_dict(
+        tensors={"prompts": torch.tensor([prompt] * len(out)), "responses": resp,
+                 "attention_mask": mask},
+        non_tensors={
+            "data_source": np.array([source] * len(out), dtype=object),
+            "reward_model": np.array([{"ground_truth": t} for t in truths], dtype=object),
+            "extra_info": np.array([{} for _ in out], dtype=object),
+        },
+    )
+
+
+def scores(manager, data: DataProto) -> List[dict]:
+    async def run():
+        return await asyncio.gather(*(manager.run_single(data[i : i + 1]) for i in range(len(data))))
+
+    return manager.loop.run_until_complete(run())
+
+
+def test_the_reward_loop_calls_compute_score_by_its_reward_keys(url, monkeypatch, tokenizer):
+    monkeypatch.setenv("HACRL_URL", url)
+    cfg = config(f"reward.custom_reward_function.path={HACRL_VERL}",
+                 "reward.custom_reward_function.name=compute_score",
+                 "+reward.custom_reward_function.reward_kwargs.on_error=zero")
+    manager = load_reward_manager(cfg, tokenizer)
+    out = scores(manager, batch(tokenizer, ["#### 18", "\\boxed{41}"], ["18", "42"]))
+    assert [o["reward_score"] for o in out] == [1.0, 0.0]
+    assert out[0]["reward_extra_info"] == {"score": 1.0, "acc": 1.0, "judge_error": 0.0, "failed": 0.0}
+
+
+def test_the_legacy_top_level_keys_are_ignored_by_verl(tokenizer):
+    # What the README said before: verl accepts it and then runs its own scorer instead.
+    cfg = config(f"custom_reward_function.path={HACRL_VERL}", "custom_reward_function.name=compute_score")
+    assert cfg.reward.custom_reward_function.path is None
+    assert load_reward_manager(cfg, tokenizer).compute_score is not hacrl.verl.compute_score
+
+
+def test_one_request_per_batch_with_the_async_function(url, monkeypatch, tokenizer):
+    monkeypatch.setenv("HACRL_URL", url)
+    sent: List[int] = []
+    real = hacrl.scoring.Grader.post
+
+    def counting(self, queries, labels, prompts=None):
+        sent.append(len(queries))
+        return real(self, queries, labels, prompts)
+
+    monkeypatch.setattr(hacrl.scoring.Grader, "post", counting)
+    cfg = config(f"reward.custom_reward_function.path={HACRL_VERL}",
+                 "reward.custom_reward_function.name=compute_score_async")
+    manager = load_reward_manager(cfg, tokenizer)
+    out = scores(manager, batch(tokenizer, ["\\boxed{1}", "\\boxed{2}", "\\boxed{4}"], [1, 2, 3]))
+    assert [o["reward_score"] for o in out] == [1.0, 1.0, 0.0]
+    assert sent == [3]
+
+
+STDIO_TRUTH = json.dumps({"inputs": ["1 2\n", "5 7\n"], "outputs": ["3\n", "12\n"]})
+PROGRAM = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+
+
+def test_verl_code_ground_truth_through_the_custom_function(url, monkeypatch, tokenizer):
+    monkeypatch.setenv("HACRL_URL", url)
+    cfg = config(f"reward.custom_reward_function.path={HACRL_VERL}",
+                 "reward.custom_reward_function.name=compute_score")
+    manager = load_reward_manager(cfg, tokenizer)
+    wrong = PROGRAM.replace("a + b", "a * b")
+    out = scores(manager, batch(tokenizer, [PROGRAM, wrong], [STDIO_TRUTH] * 2, "codecontests"))
+    assert [o["reward_score"] for o in out] == [1.0, 0.0]
+
+
+def test_verl_sandbox_fusion_route_against_run_code(url, tokenizer):
+    cfg = config(f"reward.sandbox_fusion.url={url}/run_code")
+    manager = load_reward_manager(cfg, tokenizer)
+    out = scores(manager, batch(tokenizer, [PROGRAM], [STDIO_TRUTH], "codecontests"))
+    assert out[0]["reward_score"] == 1.0
+
+
+def test_an_unreadable_ground_truth_follows_the_failure_policy(url, monkeypatch, tokenizer):
+    monkeypatch.setenv("HACRL_URL", url)
+    path = [f"reward.custom_reward_function.path={HACRL_VERL}",
+            "reward.custom_reward_function.name=compute_score"]
+    data = batch(tokenizer, ["1"], [json.dumps({"foo": 1})])
+    zero = load_reward_manager(config(*path, "+reward.custom_reward_function.reward_kwargs.on_error=zero"), tokenizer)
+    assert scores(zero, data)[0]["reward_extra_info"]["failed"] == 1.0
+    monkeypatch.setenv("HACRL_ON_ERROR", "raise")
+    with pytest.raises(hacrl.scoring.RewardUnavailable, match="labels\\[0\\]"):
+        scores(load_reward_manager(config(*path), tokenizer), data)
