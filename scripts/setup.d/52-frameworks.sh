@@ -42,7 +42,7 @@ grep -v -e '^trl==' -e '^verl==' -e '^openrlhf==' <<<"$pins" >"$venv/light.txt"
 "${pip[@]}" install -r "$venv/light.txt" >"$venv/pip.log" 2>&1 || { cat "$venv/pip.log" >&2; exit 1; }
 
 # The check: the reward paths under test import, and torch is the base's, not a second one.
-"$venv/bin/python" - "$base" <<'PY'
+"$venv/bin/python" -W ignore - "$base" <<'PY'
 import sys
 import torch
 assert torch.__file__.startswith(sys.argv[1]), torch.__file__

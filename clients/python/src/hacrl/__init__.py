@@ -7,8 +7,8 @@ OpenRLHF.
     agent = c.create_agent("qwen3-1.7b", family="qwen3")
 """
 
-from . import trl, verl
+from . import openrlhf, scoring, trl, verl
 from .client import DEFAULT_URL, Client, HacrlError
 
-__all__ = ["Client", "HacrlError", "DEFAULT_URL", "trl", "verl"]
+__all__ = ["Client", "HacrlError", "DEFAULT_URL", "openrlhf", "scoring", "trl", "verl"]
 __version__ = "0.1.0"
