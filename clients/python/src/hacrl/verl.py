@@ -12,7 +12,8 @@ verl 0.9 loads a custom reward function from a file path and a name, under `rewa
 Every reward manager of 0.9 (`naive`, `dapo`, `gdpo`, `remote`, `rate_limited`) calls
 `compute_score(data_source=, solution_str=, ground_truth=, extra_info=, **kwargs)` once per
 sample; `compute_score_async` is awaited on the reward worker's event loop, where the calls of
-one batch arrive together and are sent as one `/v1/reward` request.
+one batch arrive together and are sent as one `/v1/reward` request (of at most
+`HACRL_BATCH_SIZE` rows).
 
 `ground_truth` is the dataset's `reward_model.ground_truth`: a math answer, a code reference
 (object or JSON text), verl's code ground truth `{"inputs": [...], "outputs": [...]}` (object or
@@ -88,9 +89,16 @@ def compute_score(
     return _result(scores, 0)
 
 
+# How long the first call of a batch waits for the others: verl's reward worker starts every
+# sample of a batch at once, but each first decodes its response in a thread, so their calls
+# arrive a few milliseconds apart.
+_WINDOW_S = 0.05
+
+
 class _Coalescer:
-    """Gathers the `compute_score_async` calls that arrive on one event loop in the same turn
-    and grades them in one request (in a worker thread, so the loop keeps running)."""
+    """Gathers the `compute_score_async` calls that arrive on one event loop within `_WINDOW_S`
+    of each other and grades them in one request (in a worker thread, so the loop keeps
+    running)."""
 
     def __init__(self) -> None:
         self.pending: List[Tuple[str, Any, "asyncio.Future[Dict[str, float]]"]] = []
@@ -100,7 +108,7 @@ class _Coalescer:
         future: asyncio.Future[Dict[str, float]] = loop.create_future()
         self.pending.append((response, label, future))
         if len(self.pending) == 1:
-            loop.call_soon(lambda: loop.create_task(self._flush(grader)))
+            loop.call_later(_WINDOW_S, lambda: loop.create_task(self._flush(grader)))
         return await future
 
     async def _flush(self, grader: Grader) -> None:
