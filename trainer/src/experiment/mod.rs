@@ -117,11 +117,19 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         Some(spec) => Some(sweep(&ctx, spec, &warm_validation)?),
         None => None,
     };
-    let settings: Vec<Setting> = cfg
+    // With `--report-only` a sweep may not have reached an arm yet: that arm is left out.
+    let settings: Vec<Option<Setting>> = cfg
         .experiment
         .arms
         .iter()
-        .map(|arm| setting_of(arm, tuning.as_ref()))
+        .map(|arm| match setting_of(arm, tuning.as_ref()) {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if cfg.experiment.report_only => {
+                tracing::warn!(arm = arm.name, "left out of the report: {e:#}");
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        })
         .collect::<Result<_>>()?;
 
     // Seed-major: an interrupted experiment has every arm for the seeds it finished, which is
@@ -131,9 +139,11 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .seeds
         .iter()
         .flat_map(|&s| (0..cfg.experiment.arms.len()).map(move |a| (s, a)))
+        .filter(|&(_, a)| settings[a].is_some())
         .collect();
+    let setting = |a: usize| settings[a].unwrap_or_default();
     let done = |&(seed, a): &(u64, usize)| {
-        ctx.finished(&cfg.experiment.arms[a], seed, &settings[a], Split::Test)
+        ctx.finished(&cfg.experiment.arms[a], seed, &setting(a), Split::Test)
     };
     let mut finished = 0;
     for job in &jobs {
@@ -155,7 +165,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         if cfg.experiment.report_only && !was_finished {
             continue;
         }
-        by_arm[a].push(ctx.run(arm, seed, &settings[a], Split::Test, &warm_test)?);
+        by_arm[a].push(ctx.run(arm, seed, &setting(a), Split::Test, &warm_test)?);
         if !was_finished {
             progress.inc();
         }
@@ -166,11 +176,12 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .iter()
         .zip(by_arm)
         .zip(&settings)
-        .filter(|((_, seeds), _)| !seeds.is_empty())
-        .map(|((arm, seeds), setting)| {
+        .filter_map(|((arm, seeds), setting)| Some((arm, seeds, (*setting)?)))
+        .filter(|(_, seeds, _)| !seeds.is_empty())
+        .map(|(arm, seeds, setting)| {
             Ok(ArmResult {
                 arm: arm.name.clone(),
-                algorithm: cfg.arm_config(arm, 0, &[], setting, Split::Test)?.algorithm,
+                algorithm: cfg.arm_config(arm, 0, &[], &setting, Split::Test)?.algorithm,
                 lr: setting.lr,
                 tuned_as: tuning
                     .as_ref()
