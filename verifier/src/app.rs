@@ -8,7 +8,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::HeaderName;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 use tower_http::decompression::RequestDecompressionLayer;
@@ -89,7 +89,9 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::api::routes())
         // HTML pages, not part of the OpenAPI document: /ui (dashboard), /docs (Swagger UI).
         .merge(crate::ui::routes())
-        // Matched routes only: an unknown path stays a 404 for anyone.
+        // Matched routes only: an unknown path stays a 404 for anyone. Tokens first, then bad
+        // bytes (a 422 names the parameter).
+        .route_layer(middleware::from_fn(refuse_nul))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
@@ -105,6 +107,20 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .with_state(state)
+}
+
+/// Refuses a NUL in any path segment or query parameter (Postgres text cannot hold one; it
+/// would be a 500 wherever a handler passes the text on).
+async fn refuse_nul(req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("", MatchedPath::as_str);
+    if let Some(name) = crate::extract::nul_parameter(route, req.uri()) {
+        let message = format!("{name} contains a NUL character (U+0000), which is not accepted");
+        return ApiError::invalid(name, message).into_response();
+    }
+    next.run(req).await
 }
 
 /// Counts requests and their latency per route and status.

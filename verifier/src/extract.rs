@@ -141,6 +141,29 @@ impl<S: Send + Sync> FromRequestParts<S> for RunPath {
     }
 }
 
+/// The first path segment or query parameter of `uri` that holds a NUL (U+0000), which
+/// Postgres text cannot hold: the name of the route's `{param}` at that segment, or the query
+/// parameter's name. Bodies are checked where they are read ([`crate::ingest`]).
+pub fn nul_parameter(route: &str, uri: &axum::http::Uri) -> Option<String> {
+    let pattern: Vec<&str> = route.split('/').collect();
+    for (i, segment) in uri.path().split('/').enumerate() {
+        let decoded = form_urlencoded::parse(format!("x={segment}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default();
+        if decoded.contains('\0') {
+            // Past the pattern's end is its `{*rest}`.
+            let tail = pattern.last().filter(|p| p.starts_with("{*"));
+            let name = pattern.get(i).or(tail).copied().unwrap_or("path");
+            return Some(name.trim_matches(['{', '}', '*']).to_string());
+        }
+    }
+    let query = uri.query().unwrap_or_default();
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, v)| k.contains('\0') || v.contains('\0'))
+        .map(|(k, _)| k.replace('\0', "\\0"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +188,19 @@ mod tests {
             Err(e @ ApiError::Refused(_)) => (e.field().map(str::to_string), e.status()),
             other => panic!("expected an invalid-request error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_nul_in_a_path_or_query_names_its_parameter() {
+        let nul = |route: &str, uri: &str| nul_parameter(route, &uri.parse().unwrap());
+        let agent = "/v1/agents/{agent}";
+        assert_eq!(nul(agent, "/v1/agents/a%00b").as_deref(), Some("agent"));
+        assert_eq!(
+            nul(agent, "/v1/agents/ab?window=%00").as_deref(),
+            Some("window")
+        );
+        assert_eq!(nul(agent, "/v1/agents/ab?window=3&run=x"), None);
+        assert_eq!(nul("/ui/{*rest}", "/ui/x/%00").as_deref(), Some("rest"));
     }
 
     #[test]

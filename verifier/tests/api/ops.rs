@@ -156,3 +156,23 @@ async fn database_outage_answers_503_and_loses_nothing_acknowledged() {
         .collect();
     assert_eq!(ids.len(), 3);
 }
+
+/// Issue 29: a NUL in a query parameter once reached Postgres as a 500; in any path segment or
+/// query parameter it is a 422 naming the parameter.
+#[tokio::test]
+async fn a_nul_in_a_path_or_query_is_a_422_naming_it() {
+    let s = TestService::start().await;
+    for (path, field) in [
+        ("/v1/pool/groups?run=%00&step=1", "run"),
+        ("/v1/agents/a%00", "agent"),
+        ("/v1/agents/a/capability?run=x%00", "run"),
+        ("/v1/tasks?dataset=%00", "dataset"),
+        ("/v1/rollouts?run=%00", "run"),
+        ("/v1/runs/%00/steps/1", "run"),
+        ("/ui/runs/%00", "run"),
+    ] {
+        let (status, body) = s.get(path).await;
+        assert_eq!(status, 422, "{path}: {body}");
+        assert_eq!(body["error"]["field"], field, "{path}");
+    }
+}
