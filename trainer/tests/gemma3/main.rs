@@ -3,8 +3,8 @@
 //! gradients, greedy generation; the real 270M: one forward), and the tokenizer rebuilt from the
 //! GGUF against transformers' GGUF conversion. The Python side is `reference.py`.
 
-#[path = "../fixtures/mod.rs"]
-mod fixtures;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod dequant;
 mod parity;

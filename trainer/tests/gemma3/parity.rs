@@ -43,7 +43,7 @@ fn tiny_gemma() -> serde_json::Value {
 
 #[test]
 fn tiny_gemma3_matches_transformers() {
-    super::fixtures::init();
+    super::support::init();
     let dir = tempfile::tempdir().unwrap();
     let cfg = tiny_gemma();
     tch::manual_seed(3);

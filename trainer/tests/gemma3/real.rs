@@ -36,7 +36,7 @@ const CORPUS: &[&str] = &[
 
 #[test]
 fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
-    super::fixtures::init();
+    super::support::init();
     let gguf = trainer::gemma3_gguf_path();
     assert!(
         gguf.is_file(),
@@ -127,13 +127,13 @@ fn gemma3_270m_tokenizer_template_and_logits_match_transformers() {
 /// Gemma's weights with SmolLM2's tokenizer: refused, naming the mismatch.
 #[test]
 fn a_tokenizer_of_another_model_is_refused() {
-    super::fixtures::init();
+    super::support::init();
     let gemma = trainer::gguf::import_cached(
         &trainer::gemma3_gguf_path(),
         &trainer::gguf::default_cache_root(),
     )
     .unwrap();
-    let smol = super::fixtures::smollm2_dir();
+    let smol = super::support::smollm2_dir();
     let mixed = tempfile::tempdir().unwrap();
     for f in ["config.json", "model.safetensors"] {
         std::os::unix::fs::symlink(gemma.join(f), mixed.path().join(f)).unwrap();
