@@ -5,26 +5,39 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use tokio::io::AsyncReadExt;
 
-use crate::builds::{self, Build, Builds};
+use crate::builds::{self, Build};
 use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism, Toolset};
 use crate::instance::{Host, command_linker, run_command};
 use crate::outcome::CompileOutcome;
-use crate::{Language, Limits, Outcome, Program, Runtime, Status};
+use crate::runner::Admitted;
+use crate::{Language, Limits, Outcome, Program, RunError, Runtime, Status};
 
 /// Most compiler diagnostics kept.
 const DIAGNOSTICS_BYTES: usize = 64 << 10;
+
+/// clang's flags for C++ (`-isystem include`: the judge-style headers of `crate::cpp`, written
+/// into each compile's folder).
+const CPP_FLAGS: &[&str] = &[
+    "--driver-mode=g++",
+    "-std=c++17",
+    "-fno-exceptions",
+    "-isystem",
+    crate::cpp::INCLUDE_DIR,
+    "-include",
+    crate::cpp::RUNTIME_HEADER,
+];
+/// clang's flags for C.
+const C_FLAGS: &[&str] = &["-std=c17", "-include", crate::cpp::RUNTIME_HEADER];
 
 /// A clang able to target wasm32-wasi, confined.
 #[derive(Clone)]
 pub(crate) struct Toolchain {
     jail: Jail,
-    /// Successful compiles by source, shared by every sandbox of the process.
-    builds: Builds,
 }
 
 impl Toolchain {
@@ -56,10 +69,7 @@ impl Toolchain {
     ) -> Result<Toolchain, String> {
         let tools = Toolset::discover(configured)?;
         let jail = Jail::establish(choice, tools, concurrency)?;
-        Ok(Toolchain {
-            jail,
-            builds: Builds::default(),
-        })
+        Ok(Toolchain { jail })
     }
 
     /// The clang executable.
@@ -72,69 +82,89 @@ impl Toolchain {
         self.jail.mechanism()
     }
 
-    /// Compiles then runs a C or C++ program.
-    pub(crate) async fn run(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
+    /// What identifies this toolchain's output besides the source: the compiler executable
+    /// (path, size, modification time), its arguments and the headers written for it.
+    pub(crate) fn identity(&self) -> Vec<u8> {
+        let mut id = Vec::new();
+        let clang = self.clang();
+        id.extend(clang.as_os_str().as_encoded_bytes());
+        if let Ok(meta) = std::fs::metadata(clang) {
+            id.extend(meta.len().to_le_bytes());
+            if let Ok(t) = meta
+                .modified()
+                .map(|t| t.duration_since(std::time::UNIX_EPOCH))
+            {
+                id.extend(t.unwrap_or_default().as_nanos().to_le_bytes());
+            }
+        }
+        let flags = CPP_FLAGS.iter().chain(C_FLAGS).map(std::ffi::OsStr::new);
+        for arg in self
+            .jail
+            .compile_args()
+            .iter()
+            .map(|a| a.as_os_str())
+            .chain(flags)
+        {
+            id.push(0);
+            id.extend(arg.as_encoded_bytes());
+        }
+        crate::cpp::identity(&mut id);
+        id
+    }
+
+    /// Compiles (or reuses the build of) then runs a C or C++ program; waits for a compile slot
+    /// until `deadline` at most.
+    pub(crate) async fn run(
+        &self,
+        host: &Host,
+        run: &Admitted<'_>,
+        program: &Program,
+        limits: &Limits,
+    ) -> Result<Outcome, RunError> {
         let key = builds::key(program.language, &program.source);
-        let (compile, wasm) = match self.builds.get(&key) {
-            Some(build) => (
-                CompileOutcome {
-                    cached: true,
-                    wall_time: std::time::Duration::ZERO,
-                    ..build.compile
-                },
-                Some(build.wasm),
-            ),
-            None => {
-                let dir = match tempfile::Builder::new().prefix("sandbox-cc-").tempdir() {
-                    Ok(d) => d,
-                    Err(e) => return Outcome::internal(format!("creating build folder: {e}")),
-                };
-                let (compile, wasm) = self.compile(dir.path(), program, limits).await;
-                let wasm = wasm.map(Arc::new);
-                if let Some(wasm) = &wasm {
-                    let build = Build {
-                        wasm: wasm.clone(),
-                        compile: compile.clone(),
-                    };
-                    self.builds.put(key, build);
+        let built = run
+            .builds
+            .get_or_build(key, async || {
+                let _slot = run
+                    .admission
+                    .compile_slot(run.deadline)
+                    .await
+                    .map_err(NotBuilt::Busy)?;
+                let dir = tempfile::Builder::new()
+                    .prefix("sandbox-cc-")
+                    .tempdir()
+                    .map_err(|e| {
+                        NotBuilt::Failed(failed_compile(format!("creating build folder: {e}")))
+                    })?;
+                match self.compile(dir.path(), program, limits).await {
+                    (compile, Some(wasm)) => Ok((compile, wasm)),
+                    (compile, None) => Err(NotBuilt::Failed(compile)),
                 }
-                (compile, wasm)
-            }
-        };
-        let Some(wasm) = wasm else {
-            let status = if compile.exit_code.is_none() && !compile.timed_out {
-                Status::InternalError
-            } else {
-                Status::CompileError
-            };
-            let mut outcome = Outcome::internal(if compile.timed_out {
-                "compilation timed out".to_string()
-            } else {
-                "compilation failed".to_string()
-            });
-            outcome.status = status;
-            outcome.compile = Some(compile);
-            return outcome;
-        };
-        // Small modules compile in milliseconds; doing it here keeps it on the sandbox's threads.
-        let module = match wasmtime::Module::new(&host.engine, &wasm[..]) {
-            Ok(m) => m,
-            Err(e) => {
-                return with_compile(
-                    Outcome::internal(format!("loading compiled program: {e:?}")),
-                    compile,
-                );
-            }
+            })
+            .await;
+        let Build { module, compile } = match built {
+            Ok(b) => b,
+            Err(NotBuilt::Busy(e)) => return Err(e),
+            Err(NotBuilt::Failed(compile)) => return Ok(not_built(compile)),
         };
         let pre = match command_linker(&host.engine).and_then(|l| {
             l.instantiate_pre(&module)
                 .map_err(|e| anyhow::anyhow!("linking compiled program: {e:?}"))
         }) {
             Ok(p) => p,
-            Err(e) => return with_compile(Outcome::internal(format!("{e:#}")), compile),
+            Err(e) => return Ok(with_compile(Outcome::internal(format!("{e:#}")), compile)),
         };
-        let outcome = run_command(host, &pre, program, limits, &["main"], Runtime::Wasi).await;
-        with_compile(outcome, compile)
+        let outcome = run_command(
+            host,
+            &run.ticket.grant,
+            &pre,
+            program,
+            limits,
+            &["main"],
+            Runtime::Wasi,
+        )
+        .await;
+        Ok(with_compile(outcome, compile))
     }
 
     /// Runs clang with a time and memory cap; returns the module bytes on success.
@@ -145,24 +175,9 @@ impl Toolchain {
         limits: &Limits,
     ) -> (CompileOutcome, Option<Vec<u8>>) {
         let started = Instant::now();
-        let (file, extra): (&str, &[&str]) = match program.language {
-            Language::Cpp => (
-                "main.cpp",
-                // `-isystem include`: the judge-style headers of `crate::cpp`, written below.
-                &[
-                    "--driver-mode=g++",
-                    "-std=c++17",
-                    "-fno-exceptions",
-                    "-isystem",
-                    crate::cpp::INCLUDE_DIR,
-                    "-include",
-                    crate::cpp::RUNTIME_HEADER,
-                ],
-            ),
-            _ => (
-                "main.c",
-                &["-std=c17", "-include", crate::cpp::RUNTIME_HEADER],
-            ),
+        let (file, extra) = match program.language {
+            Language::Cpp => ("main.cpp", CPP_FLAGS),
+            _ => ("main.c", C_FLAGS),
         };
         let failed = |stderr: String, exit_code: Option<i32>, timed_out: bool| CompileOutcome {
             ok: false,
@@ -245,6 +260,49 @@ impl Toolchain {
             ),
         }
     }
+}
+
+/// Why a program has no build.
+enum NotBuilt {
+    /// No compile slot freed up before the caller's deadline.
+    Busy(RunError),
+    /// The compiler failed, or its output could not be loaded.
+    Failed(CompileOutcome),
+}
+
+impl From<CompileOutcome> for NotBuilt {
+    fn from(c: CompileOutcome) -> Self {
+        NotBuilt::Failed(c)
+    }
+}
+
+/// A compile that failed before clang ran.
+fn failed_compile(why: String) -> CompileOutcome {
+    CompileOutcome {
+        ok: false,
+        exit_code: None,
+        stderr: why,
+        timed_out: false,
+        wall_time: std::time::Duration::ZERO,
+        cached: false,
+    }
+}
+
+/// The outcome of a program that did not compile: a compile error, or the sandbox's own
+/// failure when clang did not even report a status.
+fn not_built(compile: CompileOutcome) -> Outcome {
+    let status = if compile.exit_code.is_none() && !compile.timed_out {
+        Status::InternalError
+    } else {
+        Status::CompileError
+    };
+    let mut outcome = Outcome::internal(if compile.timed_out {
+        "compilation timed out".to_string()
+    } else {
+        "compilation failed".to_string()
+    });
+    outcome.status = status;
+    with_compile(outcome, compile)
 }
 
 /// Attaches the compile step to an outcome.

@@ -60,12 +60,14 @@ mod duration_ms {
     }
 }
 
-/// Receives the sandbox's queue events (the verifier exports them to Prometheus).
+/// Receives the sandbox's admission events (the verifier exports them to Prometheus).
 pub trait QueueObserver: Send + Sync + std::fmt::Debug {
-    /// The number of runs now waiting for a free slot.
+    /// The number of runs now waiting to be admitted.
     fn queue_depth(&self, waiting: usize);
-    /// How long a run waited for its slot (also reported for runs that gave up waiting).
+    /// How long a run waited to be admitted (also reported for runs that gave up waiting).
     fn queue_wait(&self, waited: Duration);
+    /// The number of runs now admitted (running side by side).
+    fn running(&self, running: usize);
 }
 
 /// How to build a [`crate::Sandbox`].
@@ -75,8 +77,13 @@ pub struct Config {
     pub runtime_dir: PathBuf,
     /// Folder for precompiled modules (keyed by the engine's compatibility hash).
     pub cache_dir: PathBuf,
-    /// Most runs executing at once (also the sandbox's worker threads).
+    /// The sandbox's worker threads (admitted runs are time-sliced on them) and the most C/C++
+    /// compiles at once: the number of cores.
     pub concurrency: usize,
+    /// Most runs admitted at once (the size of wasmtime's instance pool).
+    pub max_runs: usize,
+    /// Linear memory all admitted runs may hold together, in bytes.
+    pub memory_budget_bytes: u64,
     /// Limits used when a program gives none.
     pub default_limits: Limits,
     /// Count fuel so outcomes report it (and `Limits::fuel` can cap it); costs some speed.
@@ -115,6 +122,8 @@ impl Default for Config {
             concurrency: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            max_runs: 128,
+            memory_budget_bytes: physical_memory() / 2,
             default_limits: Limits::default(),
             fuel: true,
             clang: None,
@@ -123,5 +132,20 @@ impl Default for Config {
             fast_python: true,
             queue_observer: None,
         }
+    }
+}
+
+/// The machine's memory in bytes (4 GiB when it cannot be read).
+fn physical_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    match (u64::try_from(pages), u64::try_from(size)) {
+        (Ok(p), Ok(s)) if p > 0 && s > 0 => p.saturating_mul(s),
+        _ => 4 << 30,
     }
 }

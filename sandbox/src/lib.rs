@@ -9,12 +9,15 @@
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
 //!
-//! Layers, top down: `runner` ([`Sandbox`]) checks a program, queues it (`queue`) and hands it
-//! to its language; `python` (the two runtimes) and `clang` (confined compiles by `confine`,
-//! reused by `builds`) prepare the run; `instance` makes and runs one wasm instance within the
+//! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
+//! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
+//! runtimes) and `clang` (confined compiles by `confine`, kept as native code by `builds` and
+//! `build_disk`) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
+mod admission;
+mod build_disk;
 mod builds;
 mod clang;
 mod config;
@@ -25,10 +28,10 @@ mod meter;
 mod modules;
 mod outcome;
 mod python;
-mod queue;
 mod runner;
 mod scratch;
 
+pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
 pub use outcome::{Outcome, Runtime, Status};
@@ -155,8 +158,9 @@ pub enum RunError {
     /// The program or its limits are malformed.
     #[error("invalid program: {0}")]
     InvalidProgram(String),
-    /// Every slot is taken and the program would wait longer than its caller allows.
-    #[error("the sandbox is busy: every slot is taken for longer than this run may wait")]
+    /// The run could not be admitted (or compiled) within the wait its caller allows, or the
+    /// sandbox's memory budget could not cover it: load, not a verdict on the program.
+    #[error("the sandbox is busy: this run could not be admitted or given its memory in time")]
     Busy {
         /// When a retry has a fair chance: the expected wait for a slot.
         retry_after: std::time::Duration,

@@ -1,9 +1,12 @@
-//! Memory accounting for one store: enforces the limit and records the peak.
+//! Memory accounting for one store: enforces the limit, charges the growth to the run's share
+//! of the sandbox's memory budget, and records the peak.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use wasmtime::ResourceLimiter;
+
+use crate::admission::Grant;
 
 /// Figures a meter reports; shared so they survive the store being dropped on a timeout.
 #[derive(Debug, Default)]
@@ -24,21 +27,28 @@ impl MeterStats {
     }
 }
 
+/// Error a growth raises when the sandbox's memory budget, not the run's limit, cannot cover
+/// it: the run ends without a verdict (see `admission`).
+#[derive(Debug, thiserror::Error)]
+#[error("the sandbox's memory budget is exhausted")]
+pub(crate) struct BudgetExhausted;
+
 /// Tracks total linear memory across an instance's memories.
-#[derive(Debug)]
 pub(crate) struct MemoryMeter {
     limit: u64,
     current: u64,
+    grant: Arc<Grant>,
     stats: Arc<MeterStats>,
 }
 
 impl MemoryMeter {
-    /// A meter allowing `limit` bytes in total, and a handle on its figures.
-    pub(crate) fn new(limit: u64) -> (MemoryMeter, Arc<MeterStats>) {
+    /// A meter allowing `limit` bytes in total, charged to `grant`, and a handle on its figures.
+    pub(crate) fn new(limit: u64, grant: Arc<Grant>) -> (MemoryMeter, Arc<MeterStats>) {
         let stats = Arc::new(MeterStats::default());
         let meter = MemoryMeter {
             limit,
             current: 0,
+            grant,
             stats: stats.clone(),
         };
         (meter, stats)
@@ -60,6 +70,9 @@ impl ResourceLimiter for MemoryMeter {
             // Refusing (rather than trapping) lets the guest see a failed allocation, e.g. MemoryError.
             self.stats.hit_limit.store(true, Ordering::Relaxed);
             return Ok(false);
+        }
+        if !self.grant.cover(total) {
+            return Err(wasmtime::Error::new(BudgetExhausted));
         }
         self.current = total;
         self.stats.peak.fetch_max(total, Ordering::Relaxed);

@@ -22,15 +22,15 @@ const KEEP_RESIDENT: usize = 64 << 20;
 
 /// Builds the engine every run uses.
 ///
-/// Instances come from a pooling allocator sized for `concurrency` runs at once: a run reuses a
+/// Instances come from a pooling allocator sized for `runs` admitted runs at once: a run reuses a
 /// slot whose address space and copy-on-write heap image are already mapped, and the pages the
 /// last run dirtied are reset in place. Each page fault on a fresh mapping costs a TLB-shootdown
 /// interrupt to the other cores running sandbox threads, which made two concurrent runs slower
 /// than one with a fresh mapping per run (BENCHMARKS.md#sandbox).
-pub(crate) fn engine(fuel: bool, concurrency: usize) -> Result<Engine> {
+pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
     // Twice the permits: a slot is only released once its store is dropped, and a fallback run
     // starts right after the fast run's store goes.
-    let slots = u32::try_from(concurrency.saturating_mul(2).max(2)).context("concurrency")?;
+    let slots = u32::try_from(runs.saturating_mul(2).max(2)).context("max_runs")?;
     let mut pool = PoolingAllocationConfig::new();
     pool.total_component_instances(slots)
         .total_stacks(slots)

@@ -2,11 +2,14 @@
 
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
 use wasmtime::Store;
 use wasmtime::component::{self, ComponentExportIndex, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use crate::admission::Grant;
 use crate::instance::{
     CommandState, Ending, Host, Metered, command_linker, ending_of, execute, run_command,
 };
@@ -106,20 +109,26 @@ impl Python {
     }
 
     /// Runs a Python program on the runtime its settings and imports call for.
-    pub(crate) async fn run(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
+    pub(crate) async fn run(
+        &self,
+        host: &Host,
+        grant: &Arc<Grant>,
+        program: &Program,
+        limits: &Limits,
+    ) -> Outcome {
         let use_fast = match program.python_runtime {
             PythonRuntime::Auto | PythonRuntime::Fast => self.fast.is_some(),
             PythonRuntime::Full => false,
         };
         let may_fall_back = program.python_runtime == PythonRuntime::Auto && self.full.is_some();
         if use_fast {
-            let mut outcome = self.run_fast(host, program, limits).await;
+            let mut outcome = self.run_fast(host, grant, program, limits).await;
             if outcome.exit_code == Some(MISSING_MODULE) {
                 if may_fall_back {
                     tracing::debug!(
                         "fast Python lacks an imported module; rerunning on the full runtime"
                     );
-                    let mut full = self.run_full(host, program, limits).await;
+                    let mut full = self.run_full(host, grant, program, limits).await;
                     full.fell_back = true;
                     return full;
                 }
@@ -132,18 +141,25 @@ impl Python {
             _ if self.full.is_none() => {
                 Outcome::internal("the full Python runtime is not installed")
             }
-            _ => self.run_full(host, program, limits).await,
+            _ => self.run_full(host, grant, program, limits).await,
         }
     }
 
     /// One run on the pre-initialised component.
-    async fn run_fast(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
+    async fn run_fast(
+        &self,
+        host: &Host,
+        grant: &Arc<Grant>,
+        program: &Program,
+        limits: &Limits,
+    ) -> Outcome {
         let Some(fast) = &self.fast else {
             return Outcome::internal("the fast Python runtime is not installed");
         };
         let source = program.source.as_str();
         execute(
             host,
+            grant,
             program,
             limits,
             &["python"],
@@ -170,12 +186,19 @@ impl Python {
     }
 
     /// One run of `python -c SOURCE` on the full CPython 3.12 module.
-    async fn run_full(&self, host: &Host, program: &Program, limits: &Limits) -> Outcome {
+    async fn run_full(
+        &self,
+        host: &Host,
+        grant: &Arc<Grant>,
+        program: &Program,
+        limits: &Limits,
+    ) -> Outcome {
         let Some(pre) = &self.full else {
             return Outcome::internal("the full Python runtime is not installed");
         };
         run_command(
             host,
+            grant,
             pre,
             program,
             limits,

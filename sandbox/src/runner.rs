@@ -1,21 +1,22 @@
-//! The `Sandbox` façade: the engine, the loaded runtimes, worker threads and the run queue;
-//! it checks a program, waits for a slot and hands the run to its language (`python`,
-//! `clang`), which run it through the shared `instance` layer.
+//! The `Sandbox` façade: the engine, the loaded runtimes, worker threads and admission; it
+//! checks a program, admits it and hands the run to its language (`python`, `clang`), which run
+//! it through the shared `instance` layer.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::admission::{AbortOnDrop, Admission, Ticket};
+use crate::builds::{BuildCounts, Builds};
 use crate::clang::Toolchain;
 use crate::instance::Host;
 use crate::python::Python;
-use crate::queue::Queue;
 use crate::{Config, Language, Limits, Outcome, Program, RunError};
 
 /// How often the epoch ticks; bounds how late a time limit is noticed and how long a guest runs
-/// between yields to the executor.
+/// between yields to the executor (the time slice of runs sharing a worker thread).
 const EPOCH_TICK: Duration = Duration::from_millis(5);
 
 /// Runs untrusted programs. Cheap to share behind an `Arc`; `run` is safe to call from any
@@ -30,9 +31,18 @@ pub struct Sandbox {
 struct Inner {
     host: Host,
     python: Python,
-    /// The confined C/C++ toolchain, or why there is none.
-    toolchain: Result<Toolchain, String>,
-    queue: Queue,
+    /// The confined C/C++ toolchain and this engine's builds, or why there is none.
+    toolchain: Result<(Toolchain, Builds), String>,
+    admission: Admission,
+}
+
+/// What a language needs of an admitted run besides the program: its ticket, the compile slots
+/// and builds, and the caller's deadline for waiting on them.
+pub(crate) struct Admitted<'a> {
+    pub(crate) admission: &'a Admission,
+    pub(crate) ticket: &'a Ticket<'a>,
+    pub(crate) builds: &'a Builds,
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl Sandbox {
@@ -41,18 +51,22 @@ impl Sandbox {
     /// Blocking: call it before serving, or inside `spawn_blocking`.
     pub fn new(config: Config) -> Result<Sandbox> {
         anyhow::ensure!(
-            config.concurrency > 0,
-            "sandbox concurrency must be at least 1"
+            config.concurrency > 0 && config.max_runs > 0,
+            "sandbox concurrency and max_runs must be at least 1"
         );
-        let engine = crate::modules::engine(config.fuel, config.concurrency)?;
+        let engine = crate::modules::engine(config.fuel, config.max_runs)?;
         let python = Python::load(&engine, &config)?;
         let toolchain = Toolchain::detect(
             config.clang.as_deref(),
             config.confinement,
             config.concurrency,
-        );
+        )
+        .map(|t| {
+            let builds = Builds::open(&engine, &t.identity(), &config.cache_dir.join("builds"));
+            (t, builds)
+        });
         match &toolchain {
-            Ok(t) => tracing::info!(
+            Ok((t, _)) => tracing::info!(
                 clang = %t.clang().display(),
                 confinement = t.mechanism().as_str(),
                 "C/C++ enabled, compiler confined"
@@ -81,7 +95,12 @@ impl Sandbox {
         }
         Ok(Sandbox {
             inner: Arc::new(Inner {
-                queue: Queue::new(config.concurrency, config.queue_observer.clone()),
+                admission: Admission::new(
+                    config.max_runs,
+                    config.memory_budget_bytes,
+                    config.concurrency,
+                    config.queue_observer.clone(),
+                ),
                 host: Host { engine, config },
                 python,
                 toolchain,
@@ -112,7 +131,20 @@ impl Sandbox {
 
     /// The mechanism confining the C/C++ compiler, when C/C++ are supported.
     pub fn compiler_confinement(&self) -> Option<crate::Mechanism> {
-        self.inner.toolchain.as_ref().ok().map(Toolchain::mechanism)
+        self.inner
+            .toolchain
+            .as_ref()
+            .ok()
+            .map(|(t, _)| t.mechanism())
+    }
+
+    /// How C/C++ builds were found or made so far (all zero without a toolchain).
+    pub fn build_counts(&self) -> BuildCounts {
+        self.inner
+            .toolchain
+            .as_ref()
+            .map(|(_, b)| b.counts())
+            .unwrap_or_default()
     }
 
     /// The configuration this sandbox was built with.
@@ -120,9 +152,9 @@ impl Sandbox {
         &self.inner.host.config
     }
 
-    /// Runs waiting for a free slot now.
+    /// Runs waiting to be admitted now.
     pub fn queue_depth(&self) -> usize {
-        self.inner.queue.depth()
+        self.inner.admission.depth()
     }
 
     /// Runs one program to completion (or to one of its limits).
@@ -133,8 +165,9 @@ impl Sandbox {
         self.run_within(program, None).await
     }
 
-    /// Like [`Sandbox::run`], but waits at most `max_wait` for a free slot, and not at all when
-    /// the expected wait is already longer: then it answers [`RunError::Busy`].
+    /// Like [`Sandbox::run`], but answers [`RunError::Busy`] when the run cannot be admitted
+    /// (and, for C/C++, start compiling) within `max_wait`, or when the memory budget cannot
+    /// cover what the run's own limit allows it to grow to.
     pub async fn run_within(
         &self,
         program: Program,
@@ -145,6 +178,14 @@ impl Sandbox {
             .clone()
             .unwrap_or_else(|| self.inner.host.config.default_limits.clone());
         validate(&program, &limits)?;
+        let budget = self.inner.admission.budget_bytes();
+        if limits.memory_bytes > budget {
+            return Err(RunError::InvalidProgram(format!(
+                "a memory limit of {} bytes is more than the sandbox's whole budget of {budget}",
+                limits.memory_bytes
+            )));
+        }
+        let deadline = max_wait.map(|w| Instant::now() + w);
         if let Some(why) = self.unsupported_reason(program.language) {
             return Err(RunError::UnsupportedLanguage(format!(
                 "{} ({why})",
@@ -156,15 +197,35 @@ impl Sandbox {
             .workers
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
-        let mut task = crate::queue::AbortOnDrop(workers.spawn(async move {
-            let _slot = inner.queue.admit(max_wait).await?;
-            Ok(match program.language {
-                Language::Python => inner.python.run(&inner.host, &program, &limits).await,
+        let mut task = AbortOnDrop(workers.spawn(async move {
+            let ticket = inner.admission.admit(limits.memory_bytes, deadline).await?;
+            let outcome = match program.language {
+                Language::Python => {
+                    (inner.python)
+                        .run(&inner.host, &ticket.grant, &program, &limits)
+                        .await
+                }
                 Language::C | Language::Cpp => match &inner.toolchain {
-                    Ok(t) => t.run(&inner.host, &program, &limits).await,
+                    Ok((t, builds)) => {
+                        let run = Admitted {
+                            admission: &inner.admission,
+                            ticket: &ticket,
+                            builds,
+                            deadline,
+                        };
+                        t.run(&inner.host, &run, &program, &limits).await?
+                    }
                     Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
-            })
+            };
+            // A growth the run's limit allowed but the shared budget could not cover says
+            // nothing about the program.
+            if ticket.grant.starved() {
+                return Err(RunError::Busy {
+                    retry_after: Duration::from_secs(1),
+                });
+            }
+            Ok(outcome)
         }));
         let mut outcome = (&mut task.0).await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "sandbox run panicked");

@@ -307,3 +307,64 @@ async fn a_program_run_case_by_case_compiles_once() {
     );
     assert!(!out.compile.unwrap().cached);
 }
+
+/// A sandbox for C only, with its own build cache in `cache` (no Python runtimes to compile).
+fn c_only(cache: &std::path::Path) -> Sandbox {
+    Sandbox::new(Config {
+        cache_dir: cache.to_path_buf(),
+        fast_python: false,
+        full_python: false,
+        ..Config::default()
+    })
+    .expect("sandbox starts")
+}
+
+#[tokio::test]
+async fn concurrent_cases_compile_once_and_a_restart_loads_native_code_from_disk() {
+    if !toolchain() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let src = "#include <stdio.h>\nint main(void){long a; if(scanf(\"%ld\",&a)!=1) return 3; printf(\"%ld\\n\",a*a); return 0;}\n";
+    let first = std::sync::Arc::new(c_only(cache.path()));
+    // verl sends a problem's cases at once: one compile serves them all.
+    let runs: Vec<_> = (1..=4i64)
+        .map(|n| {
+            let sandbox = first.clone();
+            tokio::spawn(async move {
+                let out = sandbox.run(program(Language::C, src, &n.to_string())).await;
+                (n, out.unwrap())
+            })
+        })
+        .collect();
+    for run in runs {
+        let (n, out) = run.await.unwrap();
+        assert_eq!(
+            (out.status, out.stdout),
+            (Status::Ok, format!("{}\n", n * n))
+        );
+    }
+    let counts = first.build_counts();
+    assert_eq!((counts.clang, counts.native), (1, 1), "{counts:?}");
+    assert_eq!(counts.memory_hits, 3, "{counts:?}");
+    drop(first);
+
+    // A restarted service finds the native code on disk: neither clang nor Cranelift runs.
+    let second = c_only(cache.path());
+    for stdin in ["5", "6"] {
+        let out = second.run(program(Language::C, src, stdin)).await.unwrap();
+        assert_eq!(out.status, Status::Ok, "{out:?}");
+        assert!(out.compile.unwrap().cached);
+    }
+    let counts = second.build_counts();
+    assert_eq!(
+        (
+            counts.clang,
+            counts.native,
+            counts.disk_hits,
+            counts.memory_hits
+        ),
+        (0, 0, 1, 1),
+        "{counts:?}"
+    );
+}

@@ -321,13 +321,14 @@ where
 
 #[tokio::test]
 async fn a_large_instance_pool_starts_and_runs() {
-    // The pool reserves address space per slot up front (~32 GiB per unit of concurrency, none of
-    // it committed): a big machine's setting must still start.
+    // The pool reserves address space per admitted run up front (~32 GiB each, none of it
+    // committed): a big machine's setting must still start.
     let sandbox = sandbox::Sandbox::new(sandbox::Config {
         concurrency: 64,
+        max_runs: 512,
         ..sandbox::Config::default()
     })
-    .expect("a 64-run pool starts");
+    .expect("a 512-run pool starts");
     for i in 0..3 {
         let out = sandbox
             .run(Program::python(format!("print({i} * 2)")))
@@ -342,7 +343,7 @@ async fn a_large_instance_pool_starts_and_runs() {
 async fn a_caller_that_stops_waiting_leaves_the_queue_and_frees_its_slot() {
     let sandbox = std::sync::Arc::new(
         sandbox::Sandbox::new(sandbox::Config {
-            concurrency: 1,
+            max_runs: 1,
             full_python: false,
             ..sandbox::Config::default()
         })
@@ -365,7 +366,7 @@ async fn a_caller_that_stops_waiting_leaves_the_queue_and_frees_its_slot() {
         let sandbox = sandbox.clone();
         async move { sandbox.run(forever()).await }
     });
-    // One run waiting means the other holds the only slot.
+    // One run waiting means the other holds the only run slot.
     while sandbox.queue_depth() != 1 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }

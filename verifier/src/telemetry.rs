@@ -48,6 +48,7 @@ const LATENCY_BUCKETS: &[f64] = &[
 /// The sandbox queue's gauge and histogram names.
 const QUEUE_DEPTH: &str = "verifier_sandbox_queue_depth";
 const QUEUE_WAIT: &str = "verifier_sandbox_queue_wait_seconds";
+const RUNNING: &str = "verifier_sandbox_running";
 
 /// The process-wide Prometheus recorder (the `metrics` facade is global by design).
 pub fn prometheus() -> PrometheusHandle {
@@ -103,16 +104,22 @@ fn describe() {
         "verifier_pool_rollouts",
         "Rollouts in the pool, estimated from Postgres's table statistics"
     );
-    metrics::describe_gauge!(QUEUE_DEPTH, "Sandbox runs waiting for a free slot");
+    metrics::describe_gauge!(QUEUE_DEPTH, "Sandbox runs waiting to be admitted");
     metrics::describe_histogram!(
         QUEUE_WAIT,
         Unit::Seconds,
-        "How long sandbox runs waited for a free slot"
+        "How long sandbox runs waited to be admitted (time to start)"
+    );
+    metrics::describe_gauge!(RUNNING, "Sandbox runs admitted, running side by side");
+    metrics::describe_counter!(
+        "verifier_sandbox_builds_total",
+        "C/C++ runs by whether their native build was reused (cached=true) or compiled"
     );
 }
 
-/// Exports the sandbox's queue: `verifier_sandbox_queue_depth` (runs waiting for a slot, gauge)
-/// and `verifier_sandbox_queue_wait_seconds` (how long runs waited, histogram with buckets).
+/// Exports the sandbox's admission: `verifier_sandbox_queue_depth` (runs waiting, gauge),
+/// `verifier_sandbox_queue_wait_seconds` (how long runs waited, histogram with buckets) and
+/// `verifier_sandbox_running` (runs admitted, gauge).
 #[derive(Debug)]
 pub struct SandboxQueueMetrics;
 
@@ -123,5 +130,9 @@ impl sandbox::QueueObserver for SandboxQueueMetrics {
 
     fn queue_wait(&self, waited: Duration) {
         metrics::histogram!(QUEUE_WAIT).record(waited.as_secs_f64());
+    }
+
+    fn running(&self, running: usize) {
+        metrics::gauge!(RUNNING).set(running as f64);
     }
 }

@@ -41,6 +41,16 @@ pub(crate) fn write_headers(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Appends what the headers contribute to a compile's output (every path and its contents).
+pub(crate) fn identity(id: &mut Vec<u8>) {
+    for (path, contents) in HEADERS {
+        id.push(0);
+        id.extend(path.as_bytes());
+        id.push(0);
+        id.extend(contents.as_bytes());
+    }
+}
+
 /// What the sandbox's C++ lacks, stated when clang's own error would leave the reader guessing.
 const CPP_EXCEPTIONS_UNSUPPORTED: &str = "C++ exceptions (try/throw/catch) are not supported \
     in this sandbox: Debian's wasm32-wasi libc++ and libc++abi are built without exception \

@@ -1,11 +1,14 @@
 //! The WASI preview 1 command runner: a module's `_start` with an argv, as full Python and
 //! compiled C/C++ programs run.
 
+use std::sync::Arc;
+
 use anyhow::Result;
 use wasmtime::Store;
 use wasmtime_wasi::p1::WasiP1Ctx;
 
 use super::{Host, Metered, ending_of, execute};
+use crate::admission::Grant;
 use crate::meter::MemoryMeter;
 use crate::{Limits, Outcome, Program, Runtime};
 
@@ -37,6 +40,7 @@ pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Link
 /// Runs a WASI preview 1 command module's `_start` with the given argv.
 pub(crate) async fn run_command(
     host: &Host,
+    grant: &Arc<Grant>,
     pre: &wasmtime::InstancePre<CommandState>,
     program: &Program,
     limits: &Limits,
@@ -45,6 +49,7 @@ pub(crate) async fn run_command(
 ) -> Outcome {
     execute(
         host,
+        grant,
         program,
         limits,
         args,

@@ -8,6 +8,7 @@ mod command;
 
 pub(crate) use command::{CommandState, command_linker, run_command};
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -15,6 +16,7 @@ use wasmtime::{Engine, Store, UpdateDeadline};
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
+use crate::admission::Grant;
 use crate::meter::MemoryMeter;
 use crate::scratch::{Scratch, ScratchWatch};
 use crate::{Config, Limits, Outcome, Program};
@@ -159,6 +161,7 @@ where
 /// instantiates the guest and runs it.
 pub(crate) async fn execute<T: Metered + Send + 'static>(
     host: &Host,
+    grant: &Arc<Grant>,
     program: &Program,
     limits: &Limits,
     args: &[&str],
@@ -171,7 +174,7 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         Ok(b) => b,
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };
-    let (meter, memory) = MemoryMeter::new(limits.memory_bytes);
+    let (meter, memory) = MemoryMeter::new(limits.memory_bytes, grant.clone());
     let mut store = match new_store(host, state(builder, meter), limits, io.scratch.watch()) {
         Ok(s) => s,
         Err(e) => return Outcome::internal(format!("{e:#}")),

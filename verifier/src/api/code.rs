@@ -3,6 +3,8 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use sandbox::RunError;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -46,29 +48,38 @@ pub async fn verify(
 
 /// Run one program, SandboxFusion style (drop-in for verl's `sandbox_fusion` reward).
 ///
-/// A request that would wait for a sandbox slot longer than its own time budget
-/// (`compile_timeout + run_timeout`) is answered early with 503 and `Retry-After`.
+/// Runs are admitted side by side (time-sliced), so `run_timeout` is wall-clock time from the
+/// start of the run, as in SandboxFusion. A run that cannot be admitted within 8 s (what verl's
+/// client, which waits `compile_timeout + run_timeout + 10 s`, leaves for waiting) is answered
+/// 504 with `Retry-After`: SandboxFusion's answer when it cannot run a request in time, and the
+/// one status verl's client retries (a 503 or a read timeout would be final there, and would
+/// cost the sample its reward).
 #[utoipa::path(post, path = "/run_code", tag = "sandbox", request_body = RunCodeRequest,
     responses((status = 200, body = RunCodeResponse), BodyErrors,
-        (status = 503, body = wire::ErrorBody, description = "the sandbox is busy for longer than the request's time budget; see `Retry-After`")))]
+        (status = 504, body = wire::ErrorBody, description = "the sandbox could not admit the run in time; retry (see `Retry-After`)")))]
 pub async fn run_code(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RunCodeRequest>,
-) -> Result<Json<RunCodeResponse>, ApiError> {
+) -> Result<Json<RunCodeResponse>, Response> {
     let judge = s.scorer.code();
     let defaults = &judge.sandbox().config().default_limits;
     let RunCode {
         program,
         budget,
         names,
-    } = RunCode::prepare(req, defaults, s.limits.max_response_bytes)?;
+    } = RunCode::prepare(req, defaults, s.limits.max_response_bytes)
+        .map_err(|r| ApiError::from(r).into_response())?;
     let outcome = judge
         .run_within(program, Some(budget))
         .await
         .map_err(|e| match e {
-            RunError::InvalidProgram(m) => ApiError::invalid("code", m),
-            RunError::UnsupportedLanguage(m) => ApiError::invalid("language", m),
-            RunError::Busy { retry_after } => ApiError::Busy(retry_after),
+            RunError::InvalidProgram(m) => ApiError::invalid("code", m).into_response(),
+            RunError::UnsupportedLanguage(m) => ApiError::invalid("language", m).into_response(),
+            RunError::Busy { retry_after } => {
+                let mut busy = ApiError::Busy(retry_after).into_response();
+                *busy.status_mut() = StatusCode::GATEWAY_TIMEOUT;
+                busy
+            }
         })?;
     Ok(Json(names.answer(&outcome)))
 }

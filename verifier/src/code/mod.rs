@@ -186,8 +186,10 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}|{:?}",
         config.concurrency,
+        config.max_runs,
+        config.memory_budget_bytes,
         config.fuel,
         config.runtime_dir.display(),
         config.cache_dir.display(),
@@ -252,6 +254,10 @@ impl Judge {
                 .increment(1);
             metrics::histogram!("verifier_sandbox_run_seconds", "runtime" => runtime)
                 .record(o.wall_time.as_secs_f64());
+            if let Some(c) = o.compile.as_ref().filter(|c| c.ok) {
+                let cached = if c.cached { "true" } else { "false" };
+                metrics::counter!("verifier_sandbox_builds_total", "cached" => cached).increment(1);
+            }
         } else {
             let status = match &result {
                 Err(RunError::Busy { .. }) => "busy",

@@ -5,6 +5,9 @@ use sandbox::{Language, Limits, Outcome, Program, RunError, Status};
 use super::harness::{self, CaseReport};
 use super::{CallCase, CaseStatus, CaseVerdict, Judge, StdioCase, Unjudged, compare};
 
+/// Runs of one program before a busy sandbox makes it unjudged.
+const BUSY_ATTEMPTS: u32 = 3;
+
 /// Most characters of program output kept in a verdict.
 const SHOWN_CHARS: usize = 1000;
 
@@ -33,13 +36,23 @@ fn abnormal(outcome: &Outcome) -> CaseStatus {
 
 impl Judge {
     /// Runs a program built by the judge, mapping refusals to a judge error.
+    /// Judging waits to be admitted however long it takes, but a run the memory budget could not
+    /// cover ended without a verdict: it is run again, a few times, before the judge gives up.
     pub(super) async fn run_built(&self, program: Program) -> Result<Outcome, Unjudged> {
-        self.run(program).await.map_err(|e| match e {
-            RunError::UnsupportedLanguage(m) => Unjudged::UnsupportedLanguage(m),
-            RunError::InvalidProgram(m) => Unjudged::InvalidReference(m),
-            // Judging waits for a slot however long it takes; only `run_within` callers see this.
-            e @ RunError::Busy { .. } => Unjudged::Internal(e.to_string()),
-        })
+        let mut attempts = 1;
+        loop {
+            return match self.run(program.clone()).await {
+                Ok(o) => Ok(o),
+                Err(RunError::Busy { retry_after }) if attempts < BUSY_ATTEMPTS => {
+                    attempts += 1;
+                    tokio::time::sleep(retry_after).await;
+                    continue;
+                }
+                Err(RunError::UnsupportedLanguage(m)) => Err(Unjudged::UnsupportedLanguage(m)),
+                Err(RunError::InvalidProgram(m)) => Err(Unjudged::InvalidReference(m)),
+                Err(e @ RunError::Busy { .. }) => Err(Unjudged::Internal(e.to_string())),
+            };
+        }
     }
 
     /// A program in `language` with the judgement's limits.

@@ -180,13 +180,21 @@ impl RunCodeResponse {
     }
 }
 
+/// How much longer than `compile_timeout + run_timeout` verl's SandboxFusion client waits for an
+/// answer (its `API_TIMEOUT`): a read timeout there is final, so the answer must come sooner.
+const CLIENT_GRACE: Duration = Duration::from_secs(10);
+/// What the answer may take beyond the wait and the two limits: the epoch tick, the grace for
+/// guests blocked in a host call, loading a build and writing the answer.
+const ANSWER_MARGIN: Duration = Duration::from_secs(2);
+
 /// A request checked and translated: the program to run, within the request's time budget.
 #[derive(Debug)]
 pub struct RunCode {
     /// What the sandbox runs.
     pub program: Program,
-    /// The longest the request waits for a sandbox slot: its compile and run timeouts, as
-    /// SandboxFusion clients state them for every language (verl waits for their sum + 10 s).
+    /// The longest the request waits to be admitted (and to start compiling) before it is
+    /// answered busy: what the client's own timeout leaves once the compile and the run have
+    /// had their full limits, so that the client never times out waiting.
     pub budget: Duration,
     /// How the answer names the fetched files.
     pub names: FetchNames,
@@ -247,7 +255,7 @@ impl RunCode {
                 path.clone(),
             );
         }
-        let budget = limits.wall_time + limits.compile_time;
+        let budget = CLIENT_GRACE - ANSWER_MARGIN;
         let program = Program {
             language,
             source: req.code,
@@ -412,7 +420,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(run.program.language, Language::Python);
-        assert_eq!(run.budget, Duration::from_secs(3));
+        assert_eq!(run.budget, Duration::from_secs(8));
         assert_eq!(run.program.limits.as_ref().unwrap().memory_bytes, 64 << 20);
         let files: Vec<(&str, &[u8])> = run
             .program

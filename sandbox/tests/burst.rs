@@ -1,0 +1,130 @@
+//! Admission under a burst: runs side by side up to a memory budget, SandboxFusion's wall-clock
+//! semantics, and load answered as busy rather than as a verdict.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sandbox::{Config, Limits, Program, RunError, Sandbox, Status};
+
+fn limited(src: &str, wall: Duration, memory: u64) -> Program {
+    Program::python(src).with_limits(Limits {
+        wall_time: wall,
+        memory_bytes: memory,
+        ..Limits::default()
+    })
+}
+
+/// A sandbox of `config`'s admission settings, sharing the test's precompiled runtimes.
+fn sandbox(configure: impl FnOnce(&mut Config)) -> Arc<Sandbox> {
+    let mut config = Config {
+        full_python: false,
+        ..Config::default()
+    };
+    configure(&mut config);
+    Arc::new(Sandbox::new(config).expect("sandbox starts"))
+}
+
+#[tokio::test]
+async fn a_burst_of_endless_loops_times_out_side_by_side_and_a_quick_program_is_answered() {
+    // More loops than cores by far: with one run per core they would queue for 12 rounds.
+    let sandbox = sandbox(|c| c.concurrency = 2);
+    let loops: Vec<_> = (0..24)
+        .map(|_| {
+            let s = sandbox.clone();
+            tokio::spawn(async move {
+                s.run(limited(
+                    "while True: pass",
+                    Duration::from_secs(3),
+                    64 << 20,
+                ))
+                .await
+            })
+        })
+        .collect();
+    let quick = sandbox
+        .run(limited("print(6 * 7)", Duration::from_secs(3), 64 << 20))
+        .await
+        .expect("admitted beside the loops");
+    assert_eq!((quick.status, quick.stdout.as_str()), (Status::Ok, "42\n"));
+    assert!(
+        loops.iter().any(|l| !l.is_finished()),
+        "the quick program was answered only after the loops"
+    );
+    for l in loops {
+        let out = l.await.unwrap().expect("never refused");
+        assert_eq!(out.status, Status::Timeout, "{out:?}");
+        assert_eq!(out.message.as_deref(), Some("wall-time limit exceeded"));
+    }
+}
+
+#[tokio::test]
+async fn a_growth_the_budget_cannot_cover_is_busy_not_a_memory_verdict() {
+    let sandbox = sandbox(|c| c.memory_budget_bytes = 160 << 20);
+    // Holds about 100 MiB of the 160 MiB budget for a few seconds.
+    let holder = {
+        let s = sandbox.clone();
+        tokio::spawn(async move {
+            let src = "import time\nx = bytearray(100 << 20)\ntime.sleep(4)\nprint('held')";
+            s.run(limited(src, Duration::from_secs(8), 150 << 20)).await
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Within its own limit, but not within what the budget has left.
+    let grower = "x = bytearray(100 << 20)\nprint('grown')";
+    let refused = sandbox
+        .run(limited(grower, Duration::from_secs(8), 150 << 20))
+        .await;
+    assert!(matches!(refused, Err(RunError::Busy { .. })), "{refused:?}");
+    let held = holder.await.unwrap().unwrap();
+    assert_eq!((held.status, held.stdout.as_str()), (Status::Ok, "held\n"));
+    // Once the budget is free again the same program gets its verdict.
+    let out = sandbox
+        .run(limited(grower, Duration::from_secs(8), 150 << 20))
+        .await
+        .unwrap();
+    assert_eq!((out.status, out.stdout.as_str()), (Status::Ok, "grown\n"));
+    // Its own limit still ends it as a memory verdict.
+    let out = sandbox
+        .run(limited(grower, Duration::from_secs(8), 64 << 20))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Status::MemoryLimit, "{out:?}");
+}
+
+#[tokio::test]
+async fn a_memory_limit_beyond_the_whole_budget_is_refused_up_front() {
+    let sandbox = sandbox(|c| c.memory_budget_bytes = 64 << 20);
+    let refused = sandbox
+        .run(limited("print(1)", Duration::from_secs(1), 128 << 20))
+        .await;
+    assert!(
+        matches!(refused, Err(RunError::InvalidProgram(_))),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_run_not_admitted_by_its_deadline_is_busy() {
+    let sandbox = sandbox(|c| c.max_runs = 1);
+    let blocker = {
+        let s = sandbox.clone();
+        tokio::spawn(async move {
+            s.run(limited(
+                "while True: pass",
+                Duration::from_secs(4),
+                64 << 20,
+            ))
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let refused = sandbox
+        .run_within(
+            limited("print(1)", Duration::from_secs(1), 64 << 20),
+            Some(Duration::from_millis(300)),
+        )
+        .await;
+    assert!(matches!(refused, Err(RunError::Busy { .. })), "{refused:?}");
+    let out = blocker.await.unwrap().unwrap();
+    assert_eq!(out.status, Status::Timeout);
+}
