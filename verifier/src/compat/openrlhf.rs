@@ -1,4 +1,5 @@
-//! OpenRLHF's remote reward protocol (`--remote_rm_url`): its request read into one
+//! OpenRLHF's remote reward protocol (`--reward.remote_url`, `--remote_rm_url` before 0.10.2):
+//! its request read into one
 //! [`Query`] per query — the response cut out of it and what its label asks to grade against —
 //! and the graded scores written back as its answer, without HTTP. The handler extracts, reads,
 //! grades and answers.
@@ -10,13 +11,15 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::code::{CodeReference, Scoring, StdioCase, Tests};
 use crate::error::{Fault, Refusal};
 use crate::ingest::check_size;
 use crate::scoring::{Score, ScoreStatus};
 use crate::task::{Reference, TaskKind};
 use crate::verdict::Verdict;
 
-/// OpenRLHF remote reward request (`--remote_rm_url`), exactly as its `remote_rm_fn_ray` posts it.
+/// OpenRLHF remote reward request (`--reward.remote_url`), exactly as its single-turn agent
+/// executor posts it: one query per request, decoded with its special tokens kept.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RewardRequest {
     /// Prompt + response texts.
@@ -27,8 +30,10 @@ pub struct RewardRequest {
     /// One label per query, the dataset's raw value (OpenRLHF sends whatever its `--label_key`
     /// column holds): a math answer (string or number; a list means any of them), a code
     /// reference object (as a code task's hidden reference), `{"answer": …}`, a pool task id
-    /// (a UUID string or `{"task_id": …}`: graded against that task's hidden reference), a JSON
-    /// text of any of these, or null (nothing to grade: reward 0).
+    /// (a UUID string or `{"task_id": …}`: graded against that task's hidden reference), verl's
+    /// and SandboxFusion's code ground truth `{"inputs": [stdin…], "outputs": [stdout…]}` (a
+    /// Python program judged on those stdin/stdout cases), a JSON text of any of these, or null
+    /// (nothing to grade: reward 0).
     #[schema(value_type = Vec<serde_json::Value>)]
     pub labels: Vec<Value>,
 }
@@ -108,6 +113,11 @@ fn label(i: usize, value: &Value) -> Result<Label, Refusal> {
                     .map(Label::Task)
                     .ok_or_else(|| bad(format!("task_id must be a UUID string, got {id}")));
             }
+            if m.contains_key("inputs") && m.contains_key("outputs") {
+                return stdio_cases(m)
+                    .map(|r| Label::Reference(Reference::Code(r), None))
+                    .map_err(bad);
+            }
             let kind = if m.contains_key("language") || m.contains_key("style") {
                 TaskKind::Code
             } else if m.contains_key("answer") {
@@ -133,6 +143,90 @@ fn label(i: usize, value: &Value) -> Result<Label, Refusal> {
     }
 }
 
+/// verl's and SandboxFusion's code ground truth, `{"inputs": [...], "outputs": [...]}` (what
+/// verl's `sandbox_fusion` scorer reads): one stdin/stdout case per pair, Python unless the
+/// object names a `language`, all cases to pass. Call-based ground truth (`fn_name`, APPS) has
+/// no stdin to feed and is refused.
+fn stdio_cases(m: &serde_json::Map<String, Value>) -> Result<CodeReference, String> {
+    if m.contains_key("fn_name") {
+        return Err(
+            "call-based ground truth (fn_name) is not supported: give a code reference with \
+             style \"call\" instead"
+                .into(),
+        );
+    }
+    let list = |key: &str| -> Result<Vec<String>, String> {
+        match &m[key] {
+            Value::Array(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    Value::Number(n) => Ok(n.to_string()),
+                    other => Err(format!("{key} holds strings, not {other}")),
+                })
+                .collect(),
+            other => Err(format!("{key} must be a list of strings, got {other}")),
+        }
+    };
+    let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+    if inputs.len() != outputs.len() || inputs.is_empty() {
+        return Err(format!(
+            "{} inputs for {} outputs: give one output per input, at least one",
+            inputs.len(),
+            outputs.len()
+        ));
+    }
+    let language = match m.get("language") {
+        None => "python".to_string(),
+        Some(Value::String(l)) => l.clone(),
+        Some(other) => return Err(format!("language must be a string, got {other}")),
+    };
+    Ok(CodeReference {
+        language,
+        tests: Tests::Stdio {
+            cases: inputs
+                .into_iter()
+                .zip(outputs)
+                .map(|(stdin, stdout)| StdioCase { stdin, stdout })
+                .collect(),
+            float_tolerance: None,
+        },
+        scoring: Scoring::AllOrNothing,
+        canonical_solution: None,
+        time_limit_ms: None,
+    })
+}
+
+/// Chat-template tokens that end a turn or pad it: ChatML (`<|im_end|>`, `<|endoftext|>`),
+/// Llama 3 (`<|eot_id|>`, `<|end_of_text|>`), DeepSeek (`<｜end▁of▁sentence｜>`), Phi
+/// (`<|end|>`) and any other `<|…|>` token, plus Gemma's and SentencePiece's named ones.
+/// OpenRLHF decodes its queries with special tokens kept, so a response ends in one or more of
+/// them (`#### 18<|im_end|>`), which must not reach the graders.
+fn trailing_special_token(s: &str) -> Option<usize> {
+    const NAMED: [&str; 4] = ["<end_of_turn>", "<eos>", "<pad>", "</s>"];
+    if let Some(t) = NAMED.iter().find(|t| s.ends_with(*t)) {
+        return Some(s.len() - t.len());
+    }
+    for (open, close) in [("<|", "|>"), ("<｜", "｜>")] {
+        if let Some(body) = s.strip_suffix(close)
+            && let Some(start) = body.rfind(open)
+            && !body[start + open.len()..].contains(char::is_whitespace)
+        {
+            return Some(start);
+        }
+    }
+    None
+}
+
+/// `response` without the special tokens (and whitespace) it ends with.
+pub fn strip_special_tokens(response: &str) -> &str {
+    let mut s = response.trim_end();
+    while let Some(cut) = trailing_special_token(s) {
+        s = s[..cut].trim_end();
+    }
+    s
+}
+
 /// One query to grade.
 #[derive(Debug)]
 pub struct Query<'a> {
@@ -141,7 +235,7 @@ pub struct Query<'a> {
     /// The query's prompt, when the request sent prompts.
     pub prompt: Option<&'a str>,
     /// The response: what follows the prompt (the whole query when it does not start with it),
-    /// after a closing `</think>` when there is one.
+    /// without the special tokens it ends with, after a closing `</think>` when there is one.
     pub response: &'a str,
 }
 
@@ -175,7 +269,7 @@ pub fn read(req: &RewardRequest, max_query_bytes: usize) -> Result<Vec<Query<'_>
                 label: label(i, l)?,
                 prompt,
                 // Reasoning models: after a closing `</think>`, only what follows holds the answer.
-                response: crate::math::after_thinking(response),
+                response: crate::math::after_thinking(strip_special_tokens(response)),
             })
         })
         .collect()
@@ -317,6 +411,59 @@ mod tests {
         assert_eq!(q[0].response.trim(), "2");
         assert_eq!(q[1].response, "other");
         assert_eq!(q[1].prompt, Some("Q: 2+2?"));
+    }
+
+    #[test]
+    fn trailing_chat_template_tokens_are_stripped() {
+        for (query, response) in [
+            ("#### 18<|im_end|>", "#### 18"),
+            ("#### 18<|im_end|>\n<|endoftext|><|endoftext|>", "#### 18"),
+            ("The answer is 18.<|eot_id|>", "The answer is 18."),
+            ("18<|end_of_text|>", "18"),
+            ("18<end_of_turn>\n<eos>", "18"),
+            ("18</s>", "18"),
+            ("18<｜end▁of▁sentence｜>", "18"),
+            ("a < b and c |> d", "a < b and c |> d"),
+            ("x <| not a token |>", "x <| not a token |>"),
+        ] {
+            assert_eq!(strip_special_tokens(query), response, "{query:?}");
+        }
+        let req = request(json!({
+            "query": ["<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n#### 18<|im_end|>"],
+            "prompts": ["<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n"],
+            "labels": ["18"],
+        }));
+        assert_eq!(read(&req, 1000).unwrap()[0].response, "#### 18");
+    }
+
+    #[test]
+    fn verl_code_ground_truth_is_a_stdio_reference() {
+        let gt = json!({"inputs": ["1 2\n", 3], "outputs": ["3\n", "3"]});
+        let Label::Reference(Reference::Code(r), None) = label(0, &gt).unwrap() else {
+            panic!("not a code reference");
+        };
+        assert_eq!(r.language, "python");
+        let Tests::Stdio { cases, .. } = r.tests else {
+            panic!("not stdio");
+        };
+        assert_eq!(
+            (cases[1].stdin.as_str(), cases[1].stdout.as_str()),
+            ("3", "3")
+        );
+        // verl stores it as JSON text in its parquet column.
+        assert!(matches!(
+            label(0, &json!(gt.to_string())).unwrap(),
+            Label::Reference(Reference::Code(_), None)
+        ));
+        for bad in [
+            json!({"inputs": ["1"], "outputs": []}),
+            json!({"inputs": [], "outputs": []}),
+            json!({"inputs": "1", "outputs": ["1"]}),
+            json!({"inputs": [[1]], "outputs": [[1]], "fn_name": "f"}),
+        ] {
+            let e = label(2, &bad).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("labels[2]"), "{bad}");
+        }
     }
 
     #[test]
