@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use splitmix::SplitMix64;
 use uuid::Uuid;
 
 use crate::client::Api;
@@ -192,29 +193,10 @@ impl Expect {
     }
 }
 
-/// SplitMix64: a deterministic, dependency-free source of workload choices.
-struct Choices(u64);
-
-impl Choices {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 fn batch(
     f: &Fixture,
     cfg: &LoadConfig,
-    choices: &mut Choices,
+    choices: &mut SplitMix64,
     step: i64,
 ) -> (Vec<wire::NewRollout>, Vec<Expect>) {
     let mut rollouts = Vec::with_capacity(cfg.batch);
@@ -297,7 +279,7 @@ pub async fn run(fixture: Arc<Fixture>, cfg: &LoadConfig) -> anyhow::Result<Load
         let (f, cfg, done) = (fixture.clone(), cfg.clone(), done.clone());
         handles.push(tokio::spawn(async move {
             let mut tally = ClientTally::default();
-            let mut choices = Choices(0x5EED ^ ((client as u64) << 32));
+            let mut choices = SplitMix64(0x5EED ^ ((client as u64) << 32));
             for request in 0..cfg.requests_per_client {
                 if start.elapsed() >= cfg.max_duration {
                     break;

@@ -2,24 +2,8 @@
 //! platform, so prompt draws, generated tasks and batch orders are reproducible from a seed.
 //! (Sampling tokens uses libtorch's generator, seeded through `SamplingParams::seed`.)
 
-/// splitmix64: prompt draws and generated arithmetic tasks.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+/// splitmix64: prompt draws and generated arithmetic tasks (the workspace's one definition).
+pub use splitmix::SplitMix64;
 
 /// xorshift64 (13, 7, 17): mini-batch order and warm-up batches. Kept next to splitmix64 rather
 /// than replaced by it because recorded runs (EXPERIMENTS.md) depend on its exact sequence.
@@ -54,14 +38,6 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitmix64_matches_the_reference_sequence() {
-        // First outputs of Vigna's splitmix64.c seeded with 0.
-        let mut rng = SplitMix64(0);
-        assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(rng.next_u64(), 0x6E78_9E6A_A1B9_65F4);
-    }
 
     #[test]
     fn shuffles_are_permutations_and_deterministic() {

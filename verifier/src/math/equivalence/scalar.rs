@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::ops::{Div, Sub};
 
 use num_traits::{Signed, Zero};
+use splitmix::SplitMix64;
 
 use super::{Comparer, Decision, TIGHT_ABS, TIGHT_REL, canonical, decide, precision};
 use crate::math::evaluate::{approx, exact, op_cost};
@@ -41,24 +42,6 @@ fn node_count(e: &Expr) -> u64 {
     n
 }
 
-/// A deterministic pseudo-random generator (SplitMix64): same inputs, same points, always.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = u64::try_from(hi - lo + 1).unwrap_or(1);
-        lo + i64::try_from(self.next() % span).unwrap_or(0)
-    }
-}
-
 /// The values of both sides at one point: exact when possible.
 enum PointValue {
     Exact(Rational, Rational),
@@ -77,7 +60,7 @@ impl Comparer {
         if !self.spend(cost) {
             return PointValue::Undefined;
         }
-        let mut rng = SplitMix(0x5EED_0000_0000_0000 ^ u64::from(k));
+        let mut rng = SplitMix64(0x5EED_0000_0000_0000 ^ u64::from(k));
         let exact_vals: Vec<(String, Rational)> = symbols
             .iter()
             .map(|s| {
@@ -113,7 +96,7 @@ impl Comparer {
             .iter()
             .enumerate()
             .map(|(j, s)| {
-                let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                let u = rng.unit();
                 let negative = (k >> (j % 3)) & 1 == 1;
                 let sign = if negative { -1.0 } else { 1.0 };
                 (s.clone(), Complex::real(sign * (0.25 + 2.5 * u)))
