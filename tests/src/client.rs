@@ -8,7 +8,16 @@ use anyhow::Context;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use uuid::Uuid;
+use wire::retry::{RetryPolicy, retryable_status};
 use wire::{Agent, NewAgent, NewRollout, Page, Rollout, SubmitRollouts, TaskSummary};
+
+/// Short waits, bounded by each call's deadline rather than by a count: the load and stack
+/// tests measure how quickly batches get through verifier restarts.
+const RETRY: RetryPolicy = RetryPolicy {
+    first_wait: Duration::from_millis(50),
+    max_wait: Duration::from_millis(500),
+    max_attempts: u32::MAX,
+};
 
 /// The verifier's REST API at one base URL.
 #[derive(Debug, Clone)]
@@ -32,7 +41,7 @@ impl Failure {
     pub fn retryable(&self) -> bool {
         match self {
             Failure::Transport(_) => true,
-            Failure::Status(s, _) => *s == 503,
+            Failure::Status(s, _) => retryable_status(*s),
         }
     }
 }
@@ -192,19 +201,24 @@ impl Api {
         rollouts: &[NewRollout],
         deadline: Instant,
     ) -> anyhow::Result<Ack> {
-        let mut attempts = 0;
-        let mut backoff = Duration::from_millis(50);
-        loop {
-            attempts += 1;
+        for attempt in RETRY.attempts() {
             match self.submit(rollouts).await {
-                Ok(body) => return Ok(Ack { body, attempts }),
-                Err(e) if e.retryable() && Instant::now() + backoff < deadline => {
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_millis(500));
+                Ok(body) => {
+                    return Ok(Ack {
+                        body,
+                        attempts: attempt.number,
+                    });
                 }
-                Err(e) => anyhow::bail!("batch not acknowledged after {attempts} attempts: {e}"),
+                Err(e) if e.retryable() && attempt.may_retry(Some(deadline)) => {
+                    tokio::time::sleep(attempt.wait).await;
+                }
+                Err(e) => anyhow::bail!(
+                    "batch not acknowledged after {} attempts: {e}",
+                    attempt.number
+                ),
             }
         }
+        unreachable!("the last attempt returns")
     }
 }
 

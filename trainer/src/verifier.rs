@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use uuid::Uuid;
+use wire::retry::{RetryPolicy, retryable_status};
 use wire::{
     Agent, Capability, Group, Groups, NewAgent, NewRollout, Page, RolloutResult, StepCapability,
     StepMetrics, StepSubmissions, TaskSummary,
@@ -19,8 +20,13 @@ pub struct VerifierClient {
     http: reqwest::blocking::Client,
 }
 
-/// Attempts for calls that may meet a restarting verifier or a 503 from its database.
-const ATTEMPTS: u32 = 8;
+/// Calls may meet a restarting verifier or a 503 from its database: 8 attempts, whose waits
+/// (200 ms doubling to 10 s) add up to 22.6 s, ride out a restart.
+const RETRY: RetryPolicy = RetryPolicy {
+    first_wait: Duration::from_millis(200),
+    max_wait: Duration::from_secs(10),
+    max_attempts: 8,
+};
 
 impl VerifierClient {
     /// A client of the verifier at `base` (e.g. `http://127.0.0.1:8080`), sending the bearer
@@ -62,8 +68,7 @@ impl VerifierClient {
         body: Option<&Value>,
     ) -> Result<T> {
         let url = format!("{}{path}", self.base);
-        let mut wait = Duration::from_millis(200);
-        for attempt in 1..=ATTEMPTS {
+        for attempt in RETRY.attempts() {
             let mut req = self.http.request(method.clone(), &url);
             if let Some(b) = body {
                 req = req.json(b);
@@ -72,24 +77,20 @@ impl VerifierClient {
                 Ok(r) if r.status().is_success() => {
                     return r.json().with_context(|| format!("decoding {path}"));
                 }
-                Ok(r)
-                    if r.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE
-                        && attempt < ATTEMPTS =>
-                {
-                    tracing::warn!(%url, attempt, "verifier unavailable; retrying");
+                Ok(r) if retryable_status(r.status().as_u16()) && attempt.may_retry(None) => {
+                    tracing::warn!(%url, attempt = attempt.number, "verifier unavailable; retrying");
                 }
                 Ok(r) => {
                     let status = r.status();
                     let text = r.text().unwrap_or_default();
                     bail!("{method} {path}: {status}: {text}");
                 }
-                Err(e) if attempt < ATTEMPTS => {
-                    tracing::warn!(%url, attempt, error = %e, "verifier unreachable; retrying")
+                Err(e) if attempt.may_retry(None) => {
+                    tracing::warn!(%url, attempt = attempt.number, error = %e, "verifier unreachable; retrying")
                 }
                 Err(e) => return Err(e).with_context(|| format!("{method} {url}")),
             }
-            std::thread::sleep(wait);
-            wait = (wait * 2).min(Duration::from_secs(10));
+            std::thread::sleep(attempt.wait);
         }
         unreachable!("the last attempt returns")
     }

@@ -8,11 +8,13 @@
 //! - [`runs`]: which agents have submitted a step (the barrier between agent processes).
 //! - [`training`]: one agent's metrics for one step.
 //! - [`error`]: the body of every error response and its stable codes.
+//! - [`retry`]: which failed calls a Rust client sends again, and the waits between attempts.
 //! - [`Page`]: keyset pagination of every listing.
 
 pub mod agents;
 pub mod error;
 pub mod integer;
+pub mod retry;
 pub mod rollouts;
 pub mod runs;
 pub mod tasks;
