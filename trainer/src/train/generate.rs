@@ -16,12 +16,7 @@ use crate::rng::SplitMix64;
 use wire::{NewRollout, TaskSummary};
 
 /// The prompts of `step`: a deterministic draw (seed, step) without replacement.
-pub(super) fn sample_prompts(
-    tasks: &[TaskSummary],
-    n: usize,
-    seed: u64,
-    step: usize,
-) -> Vec<TaskSummary> {
+fn sample_prompts(tasks: &[TaskSummary], n: usize, seed: u64, step: usize) -> Vec<TaskSummary> {
     let mut rng = SplitMix64(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut idx: Vec<usize> = (0..tasks.len()).collect();
     // Partial Fisher–Yates.
@@ -30,6 +25,24 @@ pub(super) fn sample_prompts(
         idx.swap(i, j);
     }
     idx.into_iter().take(n).map(|i| tasks[i].clone()).collect()
+}
+
+/// The prompts of `step` drawn from `tasks`, and the responses of `agents` to them: as many per
+/// prompt as the run's algorithm asks for (see [`generate`]).
+pub(super) fn for_step(
+    agents: &[(usize, &Agent)],
+    tasks: &[TaskSummary],
+    cfg: &RunConfig,
+    step: usize,
+    phase: &Phase,
+) -> Result<(Vec<TaskSummary>, Vec<NewRollout>)> {
+    let prompts = sample_prompts(tasks, cfg.run.prompts_per_step, cfg.run.seed, step);
+    let g = cfg
+        .algorithm
+        .algorithm
+        .rollouts_per_prompt(cfg.run.group_size);
+    let rollouts = generate(agents, &prompts, g, cfg, step, phase)?;
+    Ok((prompts, rollouts))
 }
 
 /// Every agent of `agents` (agent k of the run at its position k) samples `g` responses per
@@ -44,7 +57,7 @@ pub(super) fn sample_prompts(
 /// the model that learns), and the engine's own mean is kept in `metadata.engine_logprob_mean`
 /// to watch the mismatch. `policy_version` is the weight version the engine says it serves.
 /// `phase` counts the agents done.
-pub(super) fn generate(
+fn generate(
     agents: &[(usize, &Agent)],
     prompts: &[TaskSummary],
     g: usize,

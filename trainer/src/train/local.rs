@@ -1,5 +1,5 @@
 //! Steps of Algorithm 1 with the pool held in memory: the agents generate and learn through the
-//! loop's own functions ([`generate::generate`], [`learn::update`]), the rewards come from a
+//! loop's own functions ([`generate::for_step`], [`Roster::update`]), the rewards come from a
 //! function instead of the verifier. For machines where no verifier or pool runs — the GPU check
 //! (`trainer gpu-check agents`), which covers what only a GPU can break (dtypes, devices,
 //! memory, speed); the verifier and the pool are tested with the loop itself.
@@ -12,10 +12,9 @@ use uuid::Uuid;
 use wire::{Group, GroupMember, TaskSummary};
 
 use super::agent::Agent;
-use super::learn::{self, UpdateBatch};
-use super::{UpdateStats, generate, pool};
+use super::roster::Roster;
+use super::{UpdateStats, generate};
 use crate::config::{GenerationBackend, RunConfig};
-use crate::hacpo::CapabilityTracker;
 use crate::optim::AdamW;
 use crate::policy::Policy;
 use crate::progress::Phase;
@@ -24,8 +23,7 @@ use crate::progress::Phase;
 pub struct LocalRun {
     cfg: RunConfig,
     agents: Vec<Agent>,
-    index: HashMap<String, usize>,
-    tracker: CapabilityTracker,
+    roster: Roster,
 }
 
 /// What one [`LocalRun::step`] did.
@@ -76,24 +74,11 @@ impl LocalRun {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let index = cfg
-            .agents
-            .iter()
-            .enumerate()
-            .map(|(k, a)| (a.name.clone(), k))
-            .collect();
-        let a = &cfg.algorithm;
-        let tracker = CapabilityTracker::new(
-            cfg.agents.len(),
-            a.capability_window,
-            a.omega_min,
-            a.omega_max,
-        );
+        let roster = Roster::new(&cfg);
         Ok(Self {
             cfg,
             agents,
-            index,
-            tracker,
+            roster,
         })
     }
 
@@ -109,13 +94,8 @@ impl LocalRun {
         let cfg = &self.cfg;
         ensure!(!tasks.is_empty(), "no tasks to draw prompts from");
         let t0 = Instant::now();
-        let prompts = generate::sample_prompts(tasks, cfg.run.prompts_per_step, cfg.run.seed, step);
-        let g = cfg
-            .algorithm
-            .algorithm
-            .rollouts_per_prompt(cfg.run.group_size);
         let own: Vec<(usize, &Agent)> = self.agents.iter().enumerate().collect();
-        let rollouts = generate::generate(&own, &prompts, g, cfg, step, &Phase::hidden())?;
+        let (prompts, rollouts) = generate::for_step(&own, tasks, cfg, step, &Phase::hidden())?;
         let generate_seconds = t0.elapsed().as_secs_f64();
 
         let names: HashMap<Uuid, &str> = self
@@ -135,7 +115,7 @@ impl LocalRun {
                     .filter(|r| r.task_id == task.id)
                     .map(|r| {
                         let agent = names[&r.agent_id].to_owned();
-                        tokens[self.index[&agent]] += r.token_count.unwrap_or(0) as usize;
+                        tokens[self.roster.index[&agent]] += r.token_count.unwrap_or(0) as usize;
                         let value = reward(task, &r.response);
                         let mut metadata = r.metadata.clone().unwrap_or_default();
                         metadata["ends_turn"] = r.ends_turn.unwrap_or(true).into();
@@ -156,23 +136,16 @@ impl LocalRun {
                     .collect(),
             })
             .collect();
-        let mean_reward = pool::accuracy_per_agent(&groups, &self.index, n);
-        self.tracker.record(&mean_reward);
+        let mean_reward = self.roster.record(&groups);
 
         let t1 = Instant::now();
-        let batch = UpdateBatch {
-            groups: &groups,
-            index: &self.index,
-            tracker: &self.tracker,
+        let updates = self.roster.update(
+            self.agents.iter_mut().enumerate(),
+            &groups,
             cfg,
             step,
-        };
-        let updates = self
-            .agents
-            .iter_mut()
-            .enumerate()
-            .map(|(k, a)| learn::update(a, k, &batch, &Phase::hidden()))
-            .collect::<Result<Vec<_>>>()?;
+            &Phase::hidden(),
+        )?;
         Ok(LocalStep {
             generate_seconds,
             update_seconds: t1.elapsed().as_secs_f64(),

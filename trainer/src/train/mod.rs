@@ -1,7 +1,7 @@
 //! The training loop (HACPO Algorithm 1) for n heterogeneous agents, and its baselines: every
 //! step each agent generates G responses per prompt ([`generate`]), the verifier scores and pools
 //! them, the step's groups are read back ([`pool`]) and capabilities updated, every learner
-//! updates from the groups ([`learn`]), agents that generate on a serving engine sync their new
+//! updates from the groups ([`roster`], [`learn`]), agents that generate on a serving engine sync their new
 //! weights to it ([`agent`]), then evaluation ([`eval`]), metrics ([`metrics`], also as
 //! TensorBoard scalars: [`tensorboard`]) and checkpoints.
 //!
@@ -17,9 +17,9 @@ mod learn;
 mod local;
 mod metrics;
 mod pool;
+mod roster;
 mod tensorboard;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,12 +28,11 @@ use serde::{Deserialize, Serialize};
 use wire::{Group, TaskSummary};
 
 use crate::config::RunConfig;
-use crate::hacpo::CapabilityTracker;
 use crate::progress::Progress;
 use crate::verifier::VerifierClient;
 use agent::Agent;
-use learn::UpdateBatch;
 use metrics::StepOutcome;
+use roster::Roster;
 use tensorboard::EventFile;
 
 pub use agent::register_agent;
@@ -68,10 +67,8 @@ struct Trainer<'a> {
     client: VerifierClient,
     /// (k, agent) for each agent this process trains, k its position in the run's config.
     learners: Vec<(usize, Agent)>,
-    /// Every agent of the run: name → k.
-    index: HashMap<String, usize>,
-    /// P̂ and ω of every agent, from the pool.
-    tracker: CapabilityTracker,
+    /// Every agent of the run, its capabilities from the pool.
+    roster: Roster,
     train: Vec<TaskSummary>,
     eval: Vec<TaskSummary>,
     /// Where `state.json` and the metrics file live: `output_dir`, or `output_dir/<agent>` for
@@ -134,20 +131,9 @@ impl<'a> Trainer<'a> {
                 Ok((k, agent))
             })
             .collect::<Result<Vec<_>>>()?;
-        let index = cfg
-            .agents
-            .iter()
-            .enumerate()
-            .map(|(k, a)| (a.name.clone(), k))
-            .collect();
-        let mut tracker = CapabilityTracker::new(
-            cfg.agents.len(),
-            cfg.algorithm.capability_window,
-            cfg.algorithm.omega_min,
-            cfg.algorithm.omega_max,
-        );
+        let mut roster = Roster::new(cfg);
         if start > 1 {
-            pool::restore_capabilities(&mut tracker, &client, cfg, start - 1)?;
+            pool::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
             tracing::info!(step = start - 1, "resumed from checkpoint");
         }
 
@@ -179,8 +165,7 @@ impl<'a> Trainer<'a> {
             cfg,
             client,
             learners,
-            index,
-            tracker,
+            roster,
             train,
             eval,
             state_dir,
@@ -214,14 +199,8 @@ impl<'a> Trainer<'a> {
         let scoring = if own.is_empty() {
             progress.phase("scoring", "agents pooled", cfg.agents.len())
         } else {
-            let prompts =
-                generate::sample_prompts(&self.train, cfg.run.prompts_per_step, cfg.run.seed, step);
-            let g = cfg
-                .algorithm
-                .algorithm
-                .rollouts_per_prompt(cfg.run.group_size);
             let phase = progress.phase("generation", "agents", own.len());
-            let rollouts = generate::generate(&own, &prompts, g, cfg, step, &phase)?;
+            let (_, rollouts) = generate::for_step(&own, &self.train, cfg, step, &phase)?;
             phase.finish();
             let scoring = progress.phase("scoring", "agents pooled", cfg.agents.len());
             scoring.say(format!("{} rollouts", rollouts.len()));
@@ -241,30 +220,21 @@ impl<'a> Trainer<'a> {
         let t0 = Instant::now();
         let groups = self.groups(step, progress)?;
         let generate_seconds = t0.elapsed().as_secs_f64();
-        let accuracy = pool::accuracy_per_agent(&groups, &self.index, cfg.agents.len());
-        self.tracker.record(&accuracy);
+        let accuracy = self.roster.record(&groups);
 
         let t1 = Instant::now();
-        let batch = UpdateBatch {
-            groups: &groups,
-            index: &self.index,
-            tracker: &self.tracker,
-            cfg,
-            step,
-        };
         let updates = progress.phase(
             "updates",
             "mini-batches",
             self.learners.len() * cfg.run.minibatches,
         );
-        let stats = self
-            .learners
-            .iter_mut()
-            .map(|(k, learner)| {
-                updates.say(learner.cfg.name.clone());
-                learn::update(learner, *k, &batch, &updates)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let stats = self.roster.update(
+            self.learners.iter_mut().map(|(k, learner)| (*k, learner)),
+            &groups,
+            cfg,
+            step,
+            &updates,
+        )?;
         updates.finish();
         let train_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
@@ -301,7 +271,7 @@ impl<'a> Trainer<'a> {
         };
         let mut log = String::new();
         for (i, (_, a)) in self.learners.iter().enumerate() {
-            let row = outcome.metrics(i, &self.learners, &self.tracker, cfg, step)?;
+            let row = outcome.metrics(i, &self.learners, &self.roster.tracker, cfg, step)?;
             self.client.record_metrics(&row)?;
             self.boards[i].log(&row)?;
             log += &serde_json::to_string(&serde_json::json!({ "agent": a.cfg.name, "row": row }))?;
