@@ -13,8 +13,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 use tch::{Device, Kind, Tensor};
-use trainer::hacpo::{HacpoConfig, SequenceSample, sequence_loss};
-use trainer::optim::{AdamW, clip_grad_norm};
+use trainer::gpucheck::{LEARNING_RATE, SyntheticBatch, WEIGHT_DECAY};
+use trainer::optim::MAX_GRAD_NORM;
 use trainer::{Policy, SamplingParams};
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -123,43 +123,12 @@ fn main() -> Result<()> {
         Ok(())
     })?;
 
-    // One HACPO update step on the same batch, on a copy of the model (the parity check below
-    // needs the original weights): log-probs with gradients, the sequence loss with half the
-    // sequences from another agent (advantages ±1, ratios inside the clip ranges), backward,
-    // gradient clipping at 1, AdamW.
-    let current: Vec<f64> = Vec::try_from(
-        tch::no_grad(|| policy.score_ids(&train_pairs))?
-            .mean_logprob
-            .to_kind(Kind::Double)
-            .to_device(Device::Cpu),
-    )?;
-    let samples: Vec<SequenceSample> = current
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| {
-            let cross = i % 2 == 1;
-            SequenceSample {
-                cross,
-                advantage: if i % 4 < 2 { 1.0 } else { -1.0 },
-                // Cross ratios exp(-0.05) ≈ 0.95, inside [0.8, 1]: their gradients flow.
-                old_logprob: if cross { l + 0.05 } else { l },
-                omega: if cross { 1.5 } else { 1.0 },
-            }
-        })
-        .collect();
-    let hacpo = HacpoConfig::default();
+    // One HACPO update step on the same batch (the GPU check's), on a copy of the model (the
+    // parity check below needs the original weights).
+    let update = SyntheticBatch::new(&policy, train_pairs)?;
     let learner = policy.duplicate()?;
-    let mut opt = AdamW::new(learner.var_store(), 1e-6, 0.01);
-    let update_secs = time_it(repeats, || {
-        opt.zero_grad();
-        let s = learner.score_ids(&train_pairs)?;
-        sequence_loss(&s.mean_logprob, &samples, 0, &hacpo)
-            .loss
-            .backward();
-        clip_grad_norm(learner.var_store(), 1.0);
-        opt.step();
-        Ok(())
-    })?;
+    let mut opt = SyntheticBatch::optimizer(&learner);
+    let update_secs = time_it(repeats, || update.update(&learner, &mut opt).map(|_| ()))?;
     drop(learner);
 
     let gen_tps = (batch * new_tokens) as f64 / gen_secs;
@@ -217,16 +186,16 @@ fn main() -> Result<()> {
     trainer::checkpoint::write_safetensors(&parity, &parity_tensors)?;
     let job = json!({
         "model_dir": dir, "device": if device.is_cuda() { "cuda" } else { "cpu" }, "threads": threads,
-        "prompts": prompts, "new_tokens": new_tokens, "train_pairs": train_pairs, "repeats": repeats,
+        "prompts": prompts, "new_tokens": new_tokens, "train_pairs": update.pairs, "repeats": repeats,
         "pad_id": policy.pad_token_id(), "parity_file": parity,
         "update": {
-            "cross": samples.iter().map(|s| s.cross).collect::<Vec<_>>(),
-            "advantage": samples.iter().map(|s| s.advantage).collect::<Vec<_>>(),
-            "old_logprob": samples.iter().map(|s| s.old_logprob).collect::<Vec<_>>(),
-            "omega": samples.iter().map(|s| s.omega).collect::<Vec<_>>(),
-            "gspo_eps": [hacpo.gspo_eps_low, hacpo.gspo_eps_high],
-            "cross_lower": hacpo.cross_lower_bound(0), "alpha": hacpo.alpha,
-            "lr": 1e-6, "weight_decay": 0.01, "max_grad_norm": 1.0,
+            "cross": update.samples.iter().map(|s| s.cross).collect::<Vec<_>>(),
+            "advantage": update.samples.iter().map(|s| s.advantage).collect::<Vec<_>>(),
+            "old_logprob": update.samples.iter().map(|s| s.old_logprob).collect::<Vec<_>>(),
+            "omega": update.samples.iter().map(|s| s.omega).collect::<Vec<_>>(),
+            "gspo_eps": [update.hacpo.gspo_eps_low, update.hacpo.gspo_eps_high],
+            "cross_lower": update.hacpo.cross_lower_bound(0), "alpha": update.hacpo.alpha,
+            "lr": LEARNING_RATE, "weight_decay": WEIGHT_DECAY, "max_grad_norm": MAX_GRAD_NORM,
         },
     });
     let job_file = tmp.join("job.json");

@@ -9,6 +9,7 @@ mod flops;
 mod memory;
 mod parts;
 mod report;
+mod synthetic;
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,8 @@ use tch::{Device, Kind};
 
 use crate::config::parse_device;
 use crate::policy::{Policy, default_kind};
+
+pub use synthetic::{LEARNING_RATE, SyntheticBatch, WEIGHT_DECAY};
 
 /// One part of the GPU check.
 #[derive(Subcommand)]

@@ -10,11 +10,9 @@ use serde_json::json;
 use tch::{Device, Kind, Tensor};
 
 use super::flops::{self, synchronize};
-use super::{ModelSpec, Target, kind_name, open_device, report, write_part};
+use super::{ModelSpec, SyntheticBatch, Target, kind_name, open_device, report, write_part};
 use crate::SamplingParams;
-use crate::hacpo::{HacpoConfig, SequenceSample, sequence_loss};
 use crate::models::llama::{attention_mask, positions_from_valid};
-use crate::optim::{AdamW, MAX_GRAD_NORM, clip_grad_norm};
 use crate::policy::Policy;
 
 /// Chat prompts the batches cycle through (the content matters only to the tokenizer).
@@ -82,9 +80,7 @@ fn parameters(policy: &Policy) -> i64 {
         .sum::<usize>() as i64
 }
 
-/// One HACPO update step as `learn::update` performs it for one micro-batch: log-probs with
-/// gradients, the sequence loss (half the sequences cross, advantages ±1, ratios inside the
-/// clip ranges so that every term has a gradient), backward, clipping, AdamW.
+/// One HACPO update step on a [`SyntheticBatch`] of real chat prompts and random responses.
 pub(super) fn update(a: UpdateArgs) -> Result<()> {
     let device = a.target.device;
     let memory = open_device(device)?;
@@ -114,40 +110,15 @@ pub(super) fn update(a: UpdateArgs) -> Result<()> {
         .map(|(p, r)| p.len() + r.len())
         .max()
         .unwrap_or(0);
-    let current: Vec<f64> = Vec::try_from(
-        tch::no_grad(|| policy.score_ids(&pairs))?
-            .mean_logprob
-            .to_kind(Kind::Double)
-            .to_device(Device::Cpu),
-    )?;
-    let samples: Vec<SequenceSample> = current
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| {
-            let cross = i % 2 == 1;
-            SequenceSample {
-                cross,
-                advantage: if i % 4 < 2 { 1.0 } else { -1.0 },
-                // exp(-0.05) ≈ 0.95 lies inside the step-0 cross clip [0.8, 1].
-                old_logprob: if cross { l + 0.05 } else { l },
-                omega: if cross { 1.5 } else { 1.0 },
-            }
-        })
-        .collect();
-    let hacpo = HacpoConfig::default();
-    let mut opt = AdamW::new(policy.var_store(), 1e-6, 0.01);
+    let batch = SyntheticBatch::new(&policy, pairs)?;
+    let mut opt = SyntheticBatch::optimizer(&policy);
     let mut times = Vec::new();
     let (mut loss, mut grad_norm) = (f64::NAN, f64::NAN);
     for i in 0..=a.repeats {
         synchronize(device);
         let t = Instant::now();
-        opt.zero_grad();
-        let s = policy.score_ids(&pairs)?;
-        let out = sequence_loss(&s.mean_logprob, &samples, 0, &hacpo);
-        loss = out.loss.double_value(&[]);
-        out.loss.backward();
-        grad_norm = clip_grad_norm(policy.var_store(), MAX_GRAD_NORM);
-        opt.step();
+        let (step_loss, norm) = batch.update(&policy, &mut opt)?;
+        (loss, grad_norm) = (step_loss.double_value(&[]), norm);
         synchronize(device);
         if i > 0 {
             times.push(t.elapsed().as_secs_f64());
