@@ -142,7 +142,7 @@ impl Builds {
             if let Some(b) = self.recent(&key) {
                 return Ok(b);
             }
-            if let Some(b) = self.from_disk(&key) {
+            if let Some(b) = self.stored(&key) {
                 return Ok(b);
             }
             self.clang.fetch_add(1, Ordering::Relaxed);
@@ -193,7 +193,7 @@ impl Builds {
     }
 
     /// The build of `key` from the disk cache, loaded and remembered.
-    fn from_disk(&self, key: &Key) -> Option<Build> {
+    fn stored(&self, key: &Key) -> Option<Build> {
         let disk = self.disk.as_ref()?;
         let name = self.disk_name(key);
         let (compile, native) = disk.load(&name)?;

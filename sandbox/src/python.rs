@@ -11,7 +11,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::admission::Grant;
 use crate::instance::{
-    CommandState, Ending, Host, Metered, command_linker, ending_of, execute, run_command,
+    CommandState, Ending, Guest, Host, Metered, command_linker, ending_of, execute, run_command,
 };
 use crate::meter::MemoryMeter;
 use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
@@ -162,8 +162,10 @@ impl Python {
             grant,
             program,
             limits,
-            &["python"],
-            Runtime::PythonFast,
+            Guest {
+                args: &["python"],
+                runtime: Runtime::PythonFast,
+            },
             |mut builder, meter| FastState {
                 ctx: builder.build(),
                 table: ResourceTable::new(),

@@ -7,7 +7,7 @@ use anyhow::Result;
 use wasmtime::Store;
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-use super::{Host, Metered, ending_of, execute};
+use super::{Guest, Host, Metered, ending_of, execute};
 use crate::admission::Grant;
 use crate::meter::MemoryMeter;
 use crate::{Limits, Outcome, Program, Runtime};
@@ -52,8 +52,7 @@ pub(crate) async fn run_command(
         grant,
         program,
         limits,
-        args,
-        runtime,
+        Guest { args, runtime },
         |mut builder, meter| CommandState {
             ctx: builder.build_p1(),
             meter,

@@ -82,6 +82,12 @@ fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(Wa
     ))
 }
 
+/// What runs in an instance: its argv and the runtime it is.
+pub(crate) struct Guest<'a> {
+    pub(crate) args: &'a [&'a str],
+    pub(crate) runtime: crate::Runtime,
+}
+
 /// Error a store's epoch callback raises when the wall-time limit has passed.
 #[derive(Debug, thiserror::Error)]
 #[error("wall-time limit exceeded")]
@@ -164,13 +170,12 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
     grant: &Arc<Grant>,
     program: &Program,
     limits: &Limits,
-    args: &[&str],
-    runtime: crate::Runtime,
+    guest: Guest<'_>,
     state: impl FnOnce(WasiCtxBuilder, MemoryMeter) -> T,
     call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
 ) -> Outcome {
     let started = Instant::now();
-    let (builder, io) = match wasi_builder(program, limits, args) {
+    let (builder, io) = match wasi_builder(program, limits, guest.args) {
         Ok(b) => b,
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };
@@ -199,7 +204,7 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         memory: &memory,
         fuel_used,
         started,
-        runtime,
+        runtime: guest.runtime,
         scratch_exceeded,
     }
     .outcome();
