@@ -181,7 +181,9 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .map(|(arm, seeds, setting)| {
             Ok(ArmResult {
                 arm: arm.name.clone(),
-                algorithm: cfg.arm_config(arm, 0, &[], &setting, Split::Test)?.algorithm,
+                algorithm: cfg
+                    .arm_config(arm, 0, &[], &setting, Split::Test)?
+                    .algorithm,
                 lr: setting.lr,
                 tuned_as: tuning
                     .as_ref()
