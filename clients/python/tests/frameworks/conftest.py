@@ -28,3 +28,18 @@ def tokenizer() -> PreTrainedTokenizerFast:
     )
     tok.add_special_tokens({"additional_special_tokens": SPECIAL[1:2]})
     return tok
+
+
+@pytest.fixture(scope="session")
+def token_url(url: str) -> str:
+    """The service's URL as a framework that sends no headers of its own must be given it: with
+    the token as HTTP Basic credentials (`http://hacrl:$HACRL_TOKEN@host`, README's form), when
+    the service asks for one."""
+    import os
+    from urllib.parse import urlsplit, urlunsplit
+
+    token = os.environ.get("HACRL_TOKEN")
+    if not token:
+        return url
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"hacrl:{token}@{parts.netloc}"))

@@ -48,14 +48,16 @@ def test_the_label_key_reads_the_dataset_column():
     assert (prompt, label) == ("2 + 16?", "18")
 
 
-def test_remote_url_grades_queries_ending_in_special_tokens(url, tokenizer):
+def test_remote_url_grades_queries_ending_in_special_tokens(token_url, tokenizer):
+    url = token_url
     out = execute(f"{url}/v1/reward", tokenizer, "#### 18", "18")
     assert out["reward"] == [1.0]
     assert out["extra_logs"]["correct"] == [1.0]
     assert execute(f"{url}/v1/reward", tokenizer, "#### 17", "18")["reward"] == [0.0]
 
 
-def test_remote_url_grades_verl_code_ground_truth(url, tokenizer):
+def test_remote_url_grades_verl_code_ground_truth(token_url, tokenizer):
+    url = token_url
     label = {"inputs": ["1 2\n"], "outputs": ["3\n"]}
     program = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
     assert execute(f"{url}/v1/reward", tokenizer, program, label)["reward"] == [1.0]

@@ -112,8 +112,8 @@ def test_verl_code_ground_truth_through_the_custom_function(url, monkeypatch, to
     assert [o["reward_score"] for o in out] == [1.0, 0.0]
 
 
-def test_verl_sandbox_fusion_route_against_run_code(url, tokenizer):
-    cfg = config(f"reward.sandbox_fusion.url={url}/run_code")
+def test_verl_sandbox_fusion_route_against_run_code(token_url, tokenizer):
+    cfg = config(f"reward.sandbox_fusion.url={token_url}/run_code")
     manager = load_reward_manager(cfg, tokenizer)
     out = scores(manager, batch(tokenizer, [PROGRAM], [STDIO_TRUTH], "codecontests"))
     assert out[0]["reward_score"] == 1.0
