@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 use tch::{Device, Kind};
+use trainer::experiment::gate::WindowSpread;
 use trainer::{Generation, Policy, SamplingParams};
 
 /// Arithmetic word problems with their answers.
@@ -164,19 +165,15 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Fractions below, inside and above the window [0.8, 1], and quantiles of s.
-fn stats(mut s: Vec<f64>) -> serde_json::Value {
-    s.sort_by(f64::total_cmp);
-    let n = s.len().max(1) as f64;
-    let frac = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
-    let q = |p: f64| {
-        s.get(((s.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-    };
+/// Fractions below, inside and above the window [0.8, 1], and quantiles of s, as the gate
+/// summarises them.
+fn stats(s: Vec<f64>) -> serde_json::Value {
+    let w = WindowSpread::of(s, 0.8);
+    let [p10, p25, p50, p75, p90] = w.quantiles;
     json!({
-        "below": frac(&|x| x < 0.8),
-        "inside": frac(&|x| (0.8..=1.0).contains(&x)),
-        "above": frac(&|x| x > 1.0),
-        "quantiles": {"p10": q(0.1), "p25": q(0.25), "p50": q(0.5), "p75": q(0.75), "p90": q(0.9)},
+        "below": w.below,
+        "inside": w.inside,
+        "above": w.above,
+        "quantiles": {"p10": p10, "p25": p25, "p50": p50, "p75": p75, "p90": p90},
     })
 }

@@ -11,6 +11,7 @@ use tch::{Device, Kind};
 use crate::generation::SamplingParams;
 use crate::hacpo::CrossRatio;
 use crate::policy::{Generation, Policy};
+use crate::train::quantiles;
 
 /// Gate settings (`[experiment.gate]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,27 +150,51 @@ fn distribution(
     theirs: &[Scored],
     lower: f64,
 ) -> GatePair {
-    let mut s: Vec<f64> = own
+    let s: Vec<f64> = own
         .iter()
         .zip(theirs)
         .map(|(o, t)| (t.ell(unit) - o.ell(unit)).clamp(-10.0, 10.0).exp())
         .collect();
-    s.sort_by(f64::total_cmp);
-    let n = s.len().max(1) as f64;
-    let frac = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
-    let q = |p: f64| {
-        s.get(((s.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-    };
+    let w = WindowSpread::of(s, lower);
     GatePair {
         author: author.to_string(),
         scorer: scorer.to_string(),
         unit,
-        samples: s.len(),
-        below: frac(&|x| x < lower),
-        inside: frac(&|x| (lower..=1.0).contains(&x)),
-        above: frac(&|x| x > 1.0),
-        quantiles: [0.1, 0.25, 0.5, 0.75, 0.9].map(|p| q(p).unwrap_or(f64::NAN)),
+        samples: w.samples,
+        below: w.below,
+        inside: w.inside,
+        above: w.above,
+        quantiles: w.quantiles,
+    }
+}
+
+/// Where cross ratios s fall relative to the window [lower, 1], and their quantiles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowSpread {
+    /// How many ratios.
+    pub samples: usize,
+    /// Fraction below `lower`.
+    pub below: f64,
+    /// Fraction in [lower, 1].
+    pub inside: f64,
+    /// Fraction above 1.
+    pub above: f64,
+    /// 10/25/50/75/90% quantiles (`train::quantiles`).
+    pub quantiles: [f64; 5],
+}
+
+impl WindowSpread {
+    /// The spread of `s` around [lower, 1].
+    pub fn of(s: Vec<f64>, lower: f64) -> Self {
+        let n = s.len().max(1) as f64;
+        let frac = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
+        Self {
+            samples: s.len(),
+            below: frac(&|x| x < lower),
+            inside: frac(&|x| (lower..=1.0).contains(&x)),
+            above: frac(&|x| x > 1.0),
+            quantiles: quantiles(s),
+        }
     }
 }
 

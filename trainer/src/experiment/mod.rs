@@ -142,19 +142,17 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .filter(|&(_, a)| settings[a].is_some())
         .collect();
     let setting = |a: usize| settings[a].unwrap_or_default();
-    let done = |&(seed, a): &(u64, usize)| {
-        ctx.finished(&cfg.experiment.arms[a], seed, &setting(a), Split::Test)
-    };
-    let mut finished = 0;
-    for job in &jobs {
-        finished += usize::from(done(job)?);
-    }
-    // Finished runs are read back, not run: the ETA counts the runs this invocation trains.
+    // Which runs finished before, read once: they are read back, not run, and the ETA counts
+    // only the runs this invocation trains.
+    let was_done: Vec<bool> = jobs
+        .iter()
+        .map(|&(seed, a)| ctx.finished(&cfg.experiment.arms[a], seed, &setting(a), Split::Test))
+        .collect::<Result<_>>()?;
+    let finished = was_done.iter().filter(|&&d| d).count();
     let progress = Progress::new(&cfg.run.name, "run", finished, jobs.len());
     let mut by_arm: Vec<Vec<SeedResult>> = vec![Vec::new(); cfg.experiment.arms.len()];
-    for (i, job @ &(seed, a)) in jobs.iter().enumerate() {
+    for (i, (&(seed, a), &was_finished)) in jobs.iter().zip(&was_done).enumerate() {
         let arm = &cfg.experiment.arms[a];
-        let was_finished = done(job)?;
         tracing::info!(
             "run {}/{}: arm {}, seed {seed} ({})",
             i + 1,

@@ -74,20 +74,26 @@ impl SelectionRule {
     /// The score of one setting from its runs' validation curves (per run, per agent).
     pub fn score(self, runs: &[Vec<Vec<(usize, f64)>>]) -> f64 {
         match self {
-            Self::WorstAgentLastThree => {
-                let agents = runs.first().map_or(0, Vec::len);
-                (0..agents)
-                    .map(|k| {
-                        let v: Vec<f64> = runs
-                            .iter()
-                            .filter_map(|r| Endpoint::LastThree.of(&r[k]))
-                            .collect();
-                        v.iter().sum::<f64>() / v.len().max(1) as f64
-                    })
-                    .fold(f64::INFINITY, f64::min)
-            }
+            Self::WorstAgentLastThree => agent_last_three(runs)
+                .into_iter()
+                .fold(f64::INFINITY, f64::min),
         }
     }
+}
+
+/// Per agent, the mean of the last three validation evaluations over the runs of one setting
+/// (per run, per agent curves): what the rule scores and the report shows.
+pub fn agent_last_three(runs: &[Vec<Vec<(usize, f64)>>]) -> Vec<f64> {
+    let agents = runs.first().map_or(0, Vec::len);
+    (0..agents)
+        .map(|k| {
+            let v: Vec<f64> = runs
+                .iter()
+                .filter_map(|r| Endpoint::LastThree.of(&r[k]))
+                .collect();
+            v.iter().sum::<f64>() / v.len().max(1) as f64
+        })
+        .collect()
 }
 
 /// A learning rate (`None`: each agent's own) and a clip scale.

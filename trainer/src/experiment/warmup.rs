@@ -19,7 +19,11 @@ use wire::TaskSummary;
 /// kernel pinning included: it changes the numbers) is there.
 pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> Result<PathBuf> {
     let dir = run.output_dir.join("agents").join(&a.name);
-    let mut settings = settings(a, examples)?;
+    let config = read_config(a)?;
+    let mut settings = json!({
+        "config": config, "init_seed": a.init_seed, "warmup": a.warmup,
+        "examples": examples.len(),
+    });
     if run.deterministic_kernels {
         settings["deterministic_kernels"] = true.into();
     }
@@ -30,7 +34,7 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
             a.tokenizer.clone()
         };
         let mut policy = Policy::from_config(
-            read_config(a)?,
+            config,
             &tokenizer,
             a.device,
             crate::policy::default_kind(a.device),
@@ -82,11 +86,4 @@ fn read_config(a: &ExperimentAgent) -> Result<serde_json::Value> {
     let text = std::fs::read_to_string(&a.config)
         .with_context(|| format!("reading {}", a.config.display()))?;
     Ok(serde_json::from_str(&text)?)
-}
-
-fn settings(a: &ExperimentAgent, examples: &[TextPair]) -> Result<serde_json::Value> {
-    Ok(json!({
-        "config": read_config(a)?, "init_seed": a.init_seed, "warmup": a.warmup,
-        "examples": examples.len(),
-    }))
 }

@@ -199,10 +199,16 @@ pub struct StepExtra {
     pub sync_seconds: f64,
 }
 
-/// The 10/25/50/75/90% quantiles (nearest rank) of non-empty `v`.
-fn quantiles(mut v: Vec<f64>) -> [f64; 5] {
+/// The 10/25/50/75/90% quantiles (nearest rank) of `v`, NaN when it is empty: how cross ratios
+/// are summarised wherever they are reported (step metrics, the overlap gate).
+pub fn quantiles(mut v: Vec<f64>) -> [f64; 5] {
     v.sort_by(f64::total_cmp);
-    [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| v[((v.len() - 1) as f64 * q).round() as usize])
+    let last = v.len().saturating_sub(1) as f64;
+    [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| {
+        v.get((last * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    })
 }
 
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
@@ -380,5 +386,6 @@ mod tests {
         let v: Vec<f64> = (0..=10).rev().map(f64::from).collect();
         assert_eq!(quantiles(v), [1.0, 3.0, 5.0, 8.0, 9.0]);
         assert_eq!(quantiles(vec![0.5]), [0.5; 5]);
+        assert!(quantiles(Vec::new()).iter().all(|q| q.is_nan()));
     }
 }

@@ -38,7 +38,7 @@ use tensorboard::EventFile;
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
 pub use local::{LocalRun, LocalStep};
-pub use metrics::{OriginStats, StepExtra, UpdateStats};
+pub use metrics::{OriginStats, StepExtra, UpdateStats, quantiles};
 
 /// Checkpoint bookkeeping, in `state.json` of a process's state folder.
 #[derive(Debug, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 use super::super::diagnostics::KEYS;
 use super::super::gate::GateReport;
 use super::super::stats::{Endpoint, Paired, Spread, holm};
-use super::super::tuning::Tuning;
+use super::super::tuning::{Tuning, agent_last_three};
 use super::{ArmResult, Report};
 
 impl Report {
@@ -246,15 +246,9 @@ fn tuning_table(t: &Tuning, agents: &[String]) -> String {
     );
     for p in &t.points {
         let chosen = t.chosen.get(&p.arm) == Some(&p.setting);
-        let per_agent: Vec<String> = (0..agents.len())
-            .map(|k| {
-                let v: Vec<f64> = p
-                    .curves
-                    .iter()
-                    .filter_map(|run| Endpoint::LastThree.of(&run[k]))
-                    .collect();
-                format!("{:.3}", v.iter().sum::<f64>() / v.len().max(1) as f64)
-            })
+        let per_agent: Vec<String> = agent_last_three(&p.curves)
+            .iter()
+            .map(|m| format!("{m:.3}"))
             .collect();
         out += &format!(
             "| {}{} | {} | {} | {} | {:.3} | {:.0} |\n",

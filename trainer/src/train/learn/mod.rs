@@ -221,12 +221,9 @@ fn displacement(agent: &Agent) -> Option<f64> {
             .iter()
             .filter_map(|(name, w)| {
                 let w0 = reference.get(name)?;
-                Some(
-                    (w.to_kind(Kind::Double) - w0.to_kind(Kind::Double))
-                        .square()
-                        .sum(Kind::Double)
-                        .double_value(&[]),
-                )
+                // Summed in f64 without f64 copies of the weights (a 262k-row embedding
+                // would double in memory at every step).
+                Some((w - w0).square().sum(Kind::Double).double_value(&[]))
             })
             .sum()
     });
