@@ -81,6 +81,11 @@ struct ExperimentArgs {
     /// gate still load, from their caches).
     #[arg(long)]
     report_only: bool,
+    /// Take the tuning sweep from an earlier report of this experiment (its results.json)
+    /// instead of running it; refused unless that sweep was complete, declared the same grid and
+    /// rule, and started from warm-ups with the same validation accuracies as this machine's.
+    #[arg(long)]
+    tuning_from: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -289,11 +294,7 @@ fn merge_results(a: MergeResultsArgs) -> Result<()> {
     let parts = a
         .parts
         .iter()
-        .map(|p| {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))
-        })
+        .map(|p| trainer::experiment::Report::read(p))
         .collect::<Result<Vec<_>>>()?;
     let report = trainer::experiment::Report::merge(parts)?;
     report.write(&a.out)?;
@@ -306,6 +307,7 @@ fn experiment(a: ExperimentArgs) -> Result<()> {
     pin_kernels(&cfg.run);
     cfg.experiment.ignore_gate = a.ignore_gate;
     cfg.experiment.report_only = a.report_only;
+    cfg.experiment.tuning_from = a.tuning_from;
     if !a.arms.is_empty() {
         if let Some(unknown) = a
             .arms

@@ -64,6 +64,10 @@ pub struct ExperimentSection {
     /// (`trainer experiment --report-only`).
     #[serde(skip)]
     pub report_only: bool,
+    /// An earlier report whose sweep stands in for running it
+    /// (`trainer experiment --tuning-from`).
+    #[serde(skip)]
+    pub tuning_from: Option<PathBuf>,
 }
 
 /// The pre-declared primary comparison: `arm − baseline` on `endpoint`, per agent, with Holm's

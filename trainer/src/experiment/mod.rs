@@ -20,7 +20,7 @@ pub mod warmup;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
 
 use crate::policy::{Policy, TextPair};
 use crate::progress::Progress;
@@ -113,9 +113,14 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         warm_dirs: &warm_dirs,
         agent_ids: &agent_ids,
     };
-    let tuning = match &cfg.experiment.tuning {
-        Some(spec) => Some(sweep(&ctx, spec, &warm_validation)?),
-        None => None,
+    let tuning = match (&cfg.experiment.tuning, &cfg.experiment.tuning_from) {
+        (Some(spec), Some(path)) => Some(
+            Tuning::adopt(Report::read(path)?.tuning, spec, &warm_validation)
+                .with_context(|| format!("the sweep of {}", path.display()))?,
+        ),
+        (Some(spec), None) => Some(sweep(&ctx, spec, &warm_validation)?),
+        (None, Some(_)) => bail!("--tuning-from: this experiment declares no tuning sweep"),
+        (None, None) => None,
     };
     // With `--report-only` a sweep may not have reached an arm yet: that arm is left out.
     let settings: Vec<Option<Setting>> = cfg

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
 
 use super::stats::Endpoint;
@@ -207,6 +207,42 @@ impl Tuning {
         Some(merged)
     }
 
+    /// An earlier invocation's sweep in place of running it again: only a complete sweep of the
+    /// same declared grid and rule, started from warm-ups whose validation accuracies are
+    /// exactly this invocation's (pinned kernels make them reproduce across machines); its
+    /// choice is made again from its points, not trusted from the file.
+    pub fn adopt(earlier: Option<Tuning>, spec: &TuningSpec, warm: &[f64]) -> Result<Tuning> {
+        let t = earlier.context("it has no tuning sweep")?;
+        ensure!(
+            &t.spec == spec,
+            "it declared another sweep ({:?}) than this experiment ({spec:?})",
+            t.spec
+        );
+        ensure!(
+            t.warmup_accuracy == warm,
+            "it started from warm-ups with validation accuracies {:?}, these have {warm:?}: the warm-ups did not reproduce",
+            t.warmup_accuracy
+        );
+        ensure!(t.complete, "it was not complete (a --report-only snapshot)");
+        let missing: Vec<_> = spec
+            .arms
+            .iter()
+            .flat_map(|a| spec.grid().into_iter().map(move |s| (a, s)))
+            .filter(|(a, s)| {
+                !t.points
+                    .iter()
+                    .any(|p| &p.arm == *a && p.setting == *s && p.runs.len() == spec.seeds.len())
+            })
+            .map(|(a, s)| format!("{a} {}", s.label()))
+            .collect();
+        ensure!(
+            missing.is_empty(),
+            "it lacks points: {}",
+            missing.join(", ")
+        );
+        Ok(Tuning::choose(t.spec, t.warmup_accuracy, t.points))
+    }
+
     /// The setting an arm runs at: its own choice, or the choice of the arm it is tuned as.
     pub fn setting_for(&self, tuning_name: &str) -> Setting {
         self.chosen.get(tuning_name).copied().unwrap_or_default()
@@ -290,5 +326,48 @@ mod tests {
         );
         let other_warmup = Tuning::choose(spec(), vec![0.3, 0.2], vec![high]);
         assert!(a.merge(other_warmup).is_none());
+    }
+
+    fn full_sweep() -> Tuning {
+        let mut points = vec![
+            point(1e-4, 1.0, [0.2, 0.2, 0.2], [0.5, 0.5, 0.5]),
+            point(1e-4, 10.0, [0.3, 0.3, 0.3], [0.4, 0.4, 0.4]),
+            point(2e-4, 1.0, [0.4, 0.4, 0.4], [0.6, 0.6, 0.6]),
+            point(2e-4, 10.0, [0.1, 0.1, 0.1], [0.9, 0.9, 0.9]),
+        ];
+        for p in &mut points {
+            p.runs = vec!["r".into()];
+        }
+        Tuning::choose(spec(), vec![0.35, 0.45], points)
+    }
+
+    #[test]
+    fn an_earlier_sweep_is_adopted_only_when_it_is_complete_and_from_the_same_warm_ups() {
+        let t = full_sweep();
+        let mut tampered = t.clone();
+        tampered.chosen.insert("gspo".into(), Setting::default());
+        let adopted = Tuning::adopt(Some(tampered), &spec(), &[0.35, 0.45]).unwrap();
+        assert_eq!(
+            adopted.chosen, t.chosen,
+            "the choice is made again from the points"
+        );
+        assert_eq!(adopted.setting_for("gspo").lr, Some(2e-4));
+
+        let err = |earlier: Option<Tuning>, spec: &TuningSpec, warm: &[f64]| {
+            format!("{:#}", Tuning::adopt(earlier, spec, warm).unwrap_err())
+        };
+        assert!(err(None, &spec(), &[0.35, 0.45]).contains("no tuning sweep"));
+        assert!(err(Some(t.clone()), &spec(), &[0.35, 0.451]).contains("did not reproduce"));
+        let mut wider = spec();
+        wider.lr.push(3e-4);
+        assert!(err(Some(t.clone()), &wider, &[0.35, 0.45]).contains("another sweep"));
+        let mut snapshot = t.clone();
+        snapshot.complete = false;
+        assert!(err(Some(snapshot), &spec(), &[0.35, 0.45]).contains("not complete"));
+        let mut short = t;
+        short.points.pop();
+        assert!(
+            err(Some(short), &spec(), &[0.35, 0.45]).contains("lacks points: gspo lr2e-4-eps10")
+        );
     }
 }

@@ -111,6 +111,13 @@ impl ArmResult {
 }
 
 impl Report {
+    /// Reads a `results.json` that [`Report::write`] wrote.
+    pub fn read(path: &Path) -> Result<Report> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
     /// Writes `results.json`, `results.md` and `curves.png` into `dir`.
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir)?;
