@@ -70,7 +70,7 @@ impl Scorer {
     /// Scores a math answer against a reference answer; cheap and synchronous.
     pub fn score_math(&self, reference: &str, response: &str) -> Score {
         let v = math::verify(reference, response, &self.math);
-        metrics::counter!("verifier_verifications_total", "kind" => "math", "outcome" => outcome(v.correct, false)).increment(1);
+        count_math(&v);
         Score {
             reward: v.reward.clamp(0.0, 1.0),
             correct: v.correct,
@@ -135,6 +135,12 @@ impl Scorer {
             }
         }
     }
+}
+
+/// Counts a math verdict in `verifier_verifications_total` by its outcome, so that the share of
+/// undecided ones shows.
+pub fn count_math(v: &math::Verdict) {
+    metrics::counter!("verifier_verifications_total", "kind" => "math", "outcome" => v.outcome.as_str()).increment(1);
 }
 
 fn outcome(correct: bool, judge_error: bool) -> &'static str {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::code::{CaseStatus, CodeStatus, CodeVerdict, Extraction};
-use crate::math::{self, Rule, Source};
+use crate::math::{self, Outcome, Rule, Source};
 
 /// The full judgement of one response, as stored in `rollouts.verdict`.
 #[derive(Debug, Clone, Serialize)]
@@ -54,6 +54,10 @@ pub enum PublicVerdict {
 pub struct PublicMathVerdict {
     /// Whether the response's answer is equivalent to the reference's.
     pub correct: bool,
+    /// Correct, incorrect, or undecided; verdicts stored before it existed get it from their
+    /// rule.
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
     /// 1.0 when correct, else 0.0.
     pub reward: f64,
     /// The answer extracted from the response.
@@ -115,7 +119,12 @@ impl PublicVerdict {
     /// this service writes) shows only its kind: what cannot be read cannot be vetted.
     pub fn of_stored(stored: &Value) -> Value {
         match serde_json::from_value::<PublicVerdict>(stored.clone()) {
-            Ok(public) => serde_json::to_value(public).expect("verdicts serialize"),
+            Ok(mut public) => {
+                if let PublicVerdict::Math(m) = &mut public {
+                    m.outcome.get_or_insert(Outcome::of(m.correct, m.rule));
+                }
+                serde_json::to_value(public).expect("verdicts serialize")
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "stored verdict of unknown shape; showing its kind only");
                 serde_json::json!({ "kind": stored.get("kind") })
@@ -138,9 +147,9 @@ mod tests {
             "rule": "exact", "note": null});
         assert_eq!(
             PublicVerdict::of_stored(&math),
-            json!({"kind": "math", "correct": true, "reward": 1.0, "response_answer": "18",
-                "response_source": "boxed", "response_normalized": "18", "rule": "exact",
-                "note": null})
+            json!({"kind": "math", "correct": true, "outcome": "correct", "reward": 1.0,
+                "response_answer": "18", "response_source": "boxed", "response_normalized": "18",
+                "rule": "exact", "note": null})
         );
         let code = json!({"kind": "code", "correct": false, "reward": 0.0, "status": "failed",
             "message": "0/1 cases passed", "language": "python", "extraction": "fenced_block",
@@ -152,6 +161,27 @@ mod tests {
                 "message": "0/1 cases passed", "language": "python", "extraction": "fenced_block",
                 "runtime": "python_fast", "passed": 0, "total": 1, "elapsed_seconds": 0.5,
                 "cases": [{"index": 0, "status": "wrong_answer", "got": "4"}]})
+        );
+    }
+
+    #[test]
+    fn verdicts_stored_before_the_outcome_field_get_it_from_their_rule() {
+        let old = |correct: bool, rule: &str| {
+            PublicVerdict::of_stored(&json!({"kind": "math", "correct": correct,
+                "reward": 0.0, "response_answer": "x", "response_source": "boxed",
+                "response_normalized": "x", "rule": rule, "note": null}))["outcome"]
+                .clone()
+        };
+        assert_eq!(old(false, "undecided"), json!("undecided"));
+        assert_eq!(old(false, "limit"), json!("undecided"));
+        assert_eq!(old(false, "exact"), json!("incorrect"));
+        assert_eq!(old(true, "numeric"), json!("correct"));
+        let stored = crate::math::verify("$x^2$", r"\boxed{x^2}", &Default::default());
+        let public = PublicVerdict::of_stored(&Verdict::Math(stored).stored());
+        assert_eq!(
+            public["outcome"],
+            json!("correct"),
+            "a stored outcome is kept"
         );
     }
 

@@ -169,3 +169,24 @@ def test_an_outage_mid_batch_follows_the_failure_policy():
             time.sleep(0.1)
         grader.restarted.terminate()
         grader.restarted.wait(10)
+
+
+MATRIX = r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}"
+
+
+def model_judge(response: str, label: object) -> Optional[float]:
+    """Stands in for a model-based judge: module-level, so a Grader holding it pickles."""
+    return 0.5 if "pmatrix" in response else None
+
+
+def test_undecided_rows_go_to_the_callers_judge_and_the_rest_do_not(url: str):
+    import pickle
+
+    # A 2×2 plus a 2×1 matrix: the checker cannot compare it and abstains.
+    odd = rf"$\boxed{{{MATRIX} + \begin{{pmatrix}} 1 \\ 2 \end{{pmatrix}}}}$"
+    grader = pickle.loads(pickle.dumps(hacrl.scoring.Grader(url, on_undecided=model_judge)))
+    s = grader.grade([odd, r"\boxed{7}", r"\boxed{8}"], [MATRIX, "7", "7"])
+    assert s.undecided == [True, False, False]
+    assert s.rewards == [0.5, 1.0, 0.0]
+    plain = hacrl.scoring.Grader(url).grade([odd], [MATRIX])
+    assert (plain.undecided, plain.rewards) == ([True], [0.0])

@@ -121,6 +121,7 @@ def test_pool_groups_capability_and_metrics(client: hacrl.Client, tag: str, math
 def test_stateless_math_code_and_run_code(client: hacrl.Client):
     assert client.verify_math("#### 1,234", "so \\boxed{1234}")["correct"] is True
     assert client.verify_math("18", "\\boxed{17}")["correct"] is False
+    assert client.verify_math("18", "\\boxed{17}")["outcome"] == "incorrect"
     ref = {"language": "python", "style": "assert", "entry_point": "add",
            "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"}
     v = client.verify_code(ref, "```python\ndef add(a, b):\n    return a + b\n```")

@@ -48,7 +48,7 @@ pub async fn math(
         tokio::task::spawn_blocking(move || math::verify(&req.reference, &req.response, &options))
             .await
             .map_err(|e| ApiError::Internal(format!("math grading failed: {e}")))?;
-    metrics::counter!("verifier_verifications_total", "kind" => "math", "outcome" => if verdict.correct { "correct" } else { "incorrect" }).increment(1);
+    crate::scoring::count_math(&verdict);
     Ok(Json(verdict))
 }
 

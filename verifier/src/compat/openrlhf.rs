@@ -14,6 +14,7 @@ use uuid::Uuid;
 use crate::code::{CodeReference, Scoring, StdioCase, Tests};
 use crate::error::{Fault, Refusal};
 use crate::ingest::check_size;
+use crate::math::Outcome;
 use crate::scoring::{Score, ScoreStatus};
 use crate::task::{Reference, TaskKind};
 use crate::verdict::Verdict;
@@ -46,8 +47,9 @@ pub struct RewardResponse {
     /// Same as `rewards` (OpenRLHF reads either).
     pub scores: Vec<f64>,
     /// Per-query numbers OpenRLHF averages into its logs: `correct` (1.0/0.0), `code` (1.0 for
-    /// a code-graded query) and `judge_error` (1.0 when the sandbox failed: the reward means
-    /// nothing).
+    /// a code-graded query), `judge_error` (1.0 when the sandbox failed: the reward means
+    /// nothing) and `undecided` (1.0 when the math checker could not decide: a model-based judge
+    /// may).
     #[schema(value_type = Object)]
     pub extra_logs: Value,
 }
@@ -323,6 +325,7 @@ pub fn answer(graded: &[Option<Score>]) -> RewardResponse {
             "correct": flags(&|g| g.correct),
             "code": flags(&|g| matches!(g.verdict, Verdict::Code(_))),
             "judge_error": flags(&|g| g.status == ScoreStatus::JudgeError),
+            "undecided": flags(&|g| matches!(&g.verdict, Verdict::Math(v) if v.outcome == Outcome::Undecided)),
         }),
     }
 }
@@ -487,7 +490,7 @@ mod tests {
         assert_eq!(a.scores, [0.0]);
         assert_eq!(
             a.extra_logs,
-            json!({"correct": [0.0], "code": [0.0], "judge_error": [0.0]})
+            json!({"correct": [0.0], "code": [0.0], "judge_error": [0.0], "undecided": [0.0]})
         );
     }
 }

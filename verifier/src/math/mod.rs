@@ -130,11 +130,54 @@ pub enum Rule {
     Undecided,
 }
 
+impl Rule {
+    /// Whether the checker reached a decision: `undecided` and `limit` verdicts are incorrect
+    /// by default, but say nothing about the answer.
+    pub fn decides(self) -> bool {
+        !matches!(self, Rule::Undecided | Rule::Limit)
+    }
+}
+
+/// What a verdict concluded. `undecided` answers score 0 like incorrect ones; a caller that has
+/// a model-based judge can send them there instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Equivalent to the reference.
+    Correct,
+    /// Not equivalent (or no answer).
+    Incorrect,
+    /// The checker could not decide (its rule is `undecided` or `limit`).
+    Undecided,
+}
+
+impl Outcome {
+    /// The outcome of a verdict that is `correct` by `rule`.
+    pub fn of(correct: bool, rule: Rule) -> Self {
+        match (correct, rule.decides()) {
+            (true, _) => Self::Correct,
+            (false, true) => Self::Incorrect,
+            (false, false) => Self::Undecided,
+        }
+    }
+
+    /// The name in the API and in Prometheus's `outcome` label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Correct => "correct",
+            Self::Incorrect => "incorrect",
+            Self::Undecided => "undecided",
+        }
+    }
+}
+
 /// What the checker decided and why.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Verdict {
     /// Whether the response's answer is equivalent to the reference's.
     pub correct: bool,
+    /// Correct, incorrect, or undecided (scored as incorrect).
+    pub outcome: Outcome,
     /// 1.0 when correct, else 0.0.
     pub reward: f64,
     /// The answer extracted from the reference.
@@ -275,6 +318,7 @@ pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
     let pred = analyse(response);
     let mut verdict = Verdict {
         correct: false,
+        outcome: Outcome::Incorrect,
         reward: 0.0,
         reference_answer: gold.extraction.as_ref().map(extract::Extraction::joined),
         response_answer: pred.extraction.as_ref().map(extract::Extraction::joined),
@@ -327,6 +371,7 @@ pub fn verify(reference: &str, response: &str, options: &Options) -> Verdict {
     verdict.correct = decision.equal;
     verdict.reward = if decision.equal { 1.0 } else { 0.0 };
     verdict.rule = decision.rule;
+    verdict.outcome = Outcome::of(decision.equal, decision.rule);
     verdict
 }
 

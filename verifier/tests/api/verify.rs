@@ -18,7 +18,41 @@ async fn stateless_scoring_endpoints() {
             &json!({"reference": "18", "response": "\\boxed{17}"}),
         )
         .await;
-    assert_eq!(v["correct"], false);
+    assert_eq!(
+        (&v["correct"], &v["outcome"]),
+        (&json!(false), &json!("incorrect"))
+    );
+    // A sum of a 2×2 and a 2×1 matrix: the checker abstains, scored 0 but marked for a caller
+    // that can send it to a model-based judge, and counted so its share shows.
+    let matrix = r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}";
+    let odd_sum = format!(r"$\boxed{{{matrix} + \begin{{pmatrix}} 1 \\ 2 \end{{pmatrix}}}}$");
+    let (_, v) = s
+        .post(
+            "/v1/verify/math",
+            &json!({"reference": matrix, "response": odd_sum}),
+        )
+        .await;
+    assert_eq!(
+        (&v["correct"], &v["outcome"], &v["rule"]),
+        (&json!(false), &json!("undecided"), &json!("undecided")),
+        "{v}"
+    );
+    let text = support::metrics_text(&s.url).await;
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("verifier_verifications_total{")
+                && l.contains(r#"kind="math""#)
+                && l.contains(r#"outcome="undecided""#)),
+        "no undecided count:\n{text}"
+    );
+    let (status, r) = s
+        .post(
+            "/v1/reward",
+            &json!({"query": [odd_sum, "\\boxed{7}"], "labels": [matrix, "7"]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["extra_logs"]["undecided"], json!([1.0, 0.0]));
     let (status, err) = s.post("/v1/verify/math", &json!({"response": "1"})).await;
     assert_eq!(
         (status, err["error"]["field"].as_str()),

@@ -17,6 +17,7 @@ from .types import (
     Agent,
     Capability,
     Groups,
+    MathVerdict,
     NewRollout,
     NewTask,
     Page,
@@ -325,11 +326,12 @@ class Client:
 
     def verify_math(
         self, reference: str, response: str, *, options: Optional[Dict[str, Any]] = None
-    ) -> Dict[str, Any]:
+    ) -> MathVerdict:
+        """Checks a math answer; `outcome` is `correct`, `incorrect` or `undecided` (scored 0)."""
         body: Dict[str, Any] = {"reference": reference, "response": response}
         if options is not None:
             body["options"] = options
-        return cast(Dict[str, Any], self._post("/v1/verify/math", body))
+        return cast(MathVerdict, self._post("/v1/verify/math", body))
 
     def verify_code(
         self, reference: Dict[str, Any], response: str, *, prompt: str = ""

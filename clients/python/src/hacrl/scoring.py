@@ -11,6 +11,12 @@ deadline, or it refuses the chunk (422: a label it cannot read, 404: an unknown 
 
 Either way the rows are counted in `Scores.failed`, which each adapter reports in its
 framework's logs.
+
+Abstentions: where the math checker cannot decide (its verdict's `outcome` is `undecided`:
+shapes it cannot compare, its work bound hit) the service scores 0. A `Grader` given
+`on_undecided` calls it with `(response, label)` for those rows and takes the float it returns
+(a model-based judge, say) as the reward; `None` keeps the service's 0. Such rows are marked in
+`Scores.undecided` either way.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, List, Literal, Optional, Sequence
+from typing import Any, Callable, List, Literal, Optional, Sequence
 
 import httpx
 
@@ -88,6 +94,7 @@ class Scores:
     rewards: List[Optional[float]]
     correct: List[Optional[bool]]
     judge_error: List[bool]
+    undecided: List[bool] = field(default_factory=list)  # the math checker abstained
     failed: int = 0  # rows the service could not grade (on_error applied)
     unlabelled: int = 0  # rows without a label, never sent
     errors: List[str] = field(default_factory=list)  # why, one line per failed chunk
@@ -100,7 +107,8 @@ class Grader:
     A transport error or a 502/503/504 is retried with back-off until `deadline` seconds have
     passed since the chunk's first try; each try waits at most `timeout` seconds. The object
     holds only settings until first used, so it pickles (TRL's async GRPO, verl's Ray workers);
-    its `Client` is made lazily in each process.
+    its `Client` is made lazily in each process. `on_undecided` must pickle too (a module-level
+    function does).
     """
 
     url: Optional[str] = None
@@ -108,6 +116,7 @@ class Grader:
     batch_size: int = 64
     timeout: float = 60.0
     deadline: float = 120.0
+    on_undecided: Optional[Callable[[str, Any], Optional[float]]] = None
     _client: Optional[Client] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -131,7 +140,9 @@ class Grader:
         if len(responses) != len(labels):
             raise ValueError(f"{len(labels)} labels for {len(responses)} responses")
         n = len(responses)
-        out = Scores(rewards=[None] * n, correct=[None] * n, judge_error=[False] * n)
+        out = Scores(
+            rewards=[None] * n, correct=[None] * n, judge_error=[False] * n, undecided=[False] * n
+        )
         rows = [i for i in range(n) if not missing(labels[i])]
         out.unlabelled = n - len(rows)
         for start in range(0, len(rows), self.batch_size):
@@ -151,10 +162,16 @@ class Grader:
             logs = answer.get("extra_logs") or {}
             flags = logs.get("judge_error") or [0.0] * len(chunk)
             right = logs.get("correct") or [None] * len(chunk)
+            abstained = logs.get("undecided") or [0.0] * len(chunk)
             for k, i in enumerate(chunk):
                 out.rewards[i] = float(answer["rewards"][k])
                 out.judge_error[i] = bool(flags[k])
                 out.correct[i] = None if right[k] is None else bool(right[k])
+                out.undecided[i] = bool(abstained[k])
+                if out.undecided[i] and self.on_undecided is not None:
+                    judged = self.on_undecided(responses[i], labels[i])
+                    if judged is not None:
+                        out.rewards[i] = float(judged)
         return out
 
     def post(

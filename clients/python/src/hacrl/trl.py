@@ -31,7 +31,7 @@ through `log_metric`: `hacrl/judge_errors`, `hacrl/failed`, `hacrl/unlabelled`.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from .client import Client
 from .scoring import Grader, OnError, Scores, check_on_error, completion_text
@@ -57,13 +57,14 @@ class Reward:
         batch_size: int = 64,
         timeout: float = 60.0,
         deadline: float = 120.0,
+        on_undecided: Optional[Callable[[str, Any], Optional[float]]] = None,
         record_as: Optional[str] = None,
         run: str = "trl",
         name: str = "hacrl",
     ) -> None:
         self.grader = Grader(
             url, on_error=check_on_error(on_error), batch_size=batch_size, timeout=timeout,
-            deadline=deadline,
+            deadline=deadline, on_undecided=on_undecided,
         )
         self.label_column = label_column
         self.task_id_column = task_id_column
@@ -142,6 +143,7 @@ def _log(columns: dict, scores: Scores) -> None:
     log_metric("hacrl/judge_errors", float(sum(scores.judge_error)))
     log_metric("hacrl/failed", float(scores.failed))
     log_metric("hacrl/unlabelled", float(scores.unlabelled))
+    log_metric("hacrl/undecided", float(sum(scores.undecided)))
 
 
 def reward(url: Optional[str] = None, **settings: Any) -> Reward:

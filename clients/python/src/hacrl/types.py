@@ -6,7 +6,7 @@ dicts at run time, so the client returns exactly what the service sent.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict
 
 
 class Agent(TypedDict):
@@ -140,6 +140,22 @@ class Capability(TypedDict):
     window: int
     capability: Optional[float]
     steps: List[StepCapability]
+
+
+class MathVerdict(TypedDict):
+    correct: bool
+    # "undecided": the checker could not compare the answers (scored 0); a caller with a
+    # model-based judge may send these there.
+    outcome: Literal["correct", "incorrect", "undecided"]
+    reward: float
+    reference_answer: Optional[str]
+    response_answer: Optional[str]
+    reference_source: Optional[str]
+    response_source: Optional[str]
+    reference_normalized: Optional[str]
+    response_normalized: Optional[str]
+    rule: str
+    note: Optional[str]
 
 
 class RewardResponse(TypedDict):
