@@ -12,7 +12,7 @@ use tokio::io::AsyncReadExt;
 
 use crate::builds::{self, Build};
 use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism, Toolset};
-use crate::instance::{Host, command_linker, run_command};
+use crate::instance::{Guest, Host, command_linker, run_command};
 use crate::outcome::CompileOutcome;
 use crate::runner::Admitted;
 use crate::{Language, Limits, Outcome, Program, RunError, Runtime, Status};
@@ -160,8 +160,12 @@ impl Toolchain {
             &pre,
             program,
             limits,
-            &["main"],
-            Runtime::Wasi,
+            Guest {
+                args: &["main"],
+                runtime: Runtime::Wasi,
+                source_file: None,
+                env: &[],
+            },
         )
         .await;
         Ok(with_compile(outcome, compile))

@@ -75,6 +75,9 @@ pub trait QueueObserver: Send + Sync + std::fmt::Debug {
 pub struct Config {
     /// Folder holding `runner.wasm` and `python-3.12.0.wasm` (from `scripts/setup.d/20-python-wasm.sh`).
     pub runtime_dir: PathBuf,
+    /// Folder holding the interpreters `lua.wasm`, `sqlite3.wasm` and `js.wasm`, each with its
+    /// `.version` (from `scripts/setup.d/22-interpreters.sh`).
+    pub interpreter_dir: PathBuf,
     /// Folder for precompiled modules (keyed by the engine's compatibility hash).
     pub cache_dir: PathBuf,
     /// The sandbox's worker threads (admitted runs are time-sliced on them) and the most C/C++
@@ -118,6 +121,7 @@ impl Default for Config {
         let root = Config::cache_root();
         Config {
             runtime_dir: root.join("python-wasm"),
+            interpreter_dir: root.join("interpreters"),
             cache_dir: root.join("wasmtime-precompiled"),
             concurrency: std::thread::available_parallelism()
                 .map(|n| n.get())

@@ -4,15 +4,17 @@
 //! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
 //! WASI command module (for programs importing a module the fast path lacks). C and C++ are
 //! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
-//! confined by [`confine`] (namespaces or Landlock; never unconfined). Every run gets a
+//! confined by [`confine`] (namespaces or Landlock; never unconfined). Lua, SQL (SQLite's shell
+//! on an in-memory database) and JavaScript (QuickJS-ng with a small Node.js prelude) run on
+//! interpreters built once for wasm32-wasi at set-up time (`interpreters`). Every run gets a
 //! fresh instance: nothing is shared between runs, there is no network, no host environment and no
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
 //!
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
 //! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
-//! runtimes) and `clang` (confined compiles by `confine`, kept as native code by `builds` and
-//! `build_disk`) prepare the run; `instance` makes and runs one wasm instance within the
+//! runtimes), `clang` (confined compiles by `confine`, kept as native code by `builds` and
+//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
@@ -24,6 +26,7 @@ mod config;
 mod confine;
 mod cpp;
 mod instance;
+mod interpreters;
 mod meter;
 mod modules;
 mod outcome;
@@ -50,15 +53,36 @@ pub enum Language {
     C,
     /// C++ (C++17, no exceptions), compiled with clang to wasm32-wasi.
     Cpp,
+    /// Lua 5.4, on the reference interpreter built for wasm32-wasi.
+    Lua,
+    /// SQL: a script for SQLite's shell, run against an in-memory database.
+    Sql,
+    /// JavaScript on QuickJS-ng, with the Node.js subset of `sandbox/interpreters/prelude.js`.
+    #[serde(rename = "javascript", alias = "nodejs", alias = "js")]
+    JavaScript,
 }
 
 impl Language {
-    /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`, `c++`).
+    /// Every language, in the order `/v1/capabilities` lists them.
+    pub const ALL: [Language; 6] = [
+        Language::Python,
+        Language::C,
+        Language::Cpp,
+        Language::Lua,
+        Language::Sql,
+        Language::JavaScript,
+    ];
+
+    /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`,
+    /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`).
     pub fn parse(name: &str) -> Option<Language> {
         match name.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Some(Language::Python),
             "c" => Some(Language::C),
             "cpp" | "c++" | "cxx" | "cc" => Some(Language::Cpp),
+            "lua" => Some(Language::Lua),
+            "sql" | "sqlite" | "sqlite3" => Some(Language::Sql),
+            "nodejs" | "node" | "javascript" | "js" => Some(Language::JavaScript),
             _ => None,
         }
     }
@@ -69,6 +93,9 @@ impl Language {
             Language::Python => "python",
             Language::C => "c",
             Language::Cpp => "cpp",
+            Language::Lua => "lua",
+            Language::Sql => "sql",
+            Language::JavaScript => "javascript",
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The wasmtime engine and the on-disk cache of precompiled Python runtimes.
+//! The wasmtime engine and the on-disk cache of precompiled runtimes (Python, interpreters).
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -32,8 +32,10 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
     // starts right after the fast run's store goes.
     let slots = u32::try_from(runs.saturating_mul(2).max(2)).context("max_runs")?;
     let mut pool = PoolingAllocationConfig::new();
+    // A Lua run holds one more fiber stack per protected call it nests.
+    let stacks = slots.saturating_mul(1 + crate::interpreters::MAX_PROTECTED_DEPTH);
     pool.total_component_instances(slots)
-        .total_stacks(slots)
+        .total_stacks(stacks)
         .total_core_instances(slots * CORE_INSTANCES_PER_RUN)
         .max_core_instances_per_component(CORE_INSTANCES_PER_RUN)
         .total_memories(slots * MEMORIES_PER_RUN)
@@ -75,7 +77,7 @@ fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
 fn load_cached(engine: &Engine, wasm: &Path, cache_dir: &Path, kind: Kind) -> Result<PathBuf> {
     let bytes = std::fs::read(wasm).with_context(|| {
         format!(
-            "reading {} (run scripts/setup.d/20-python-wasm.sh to fetch the Python runtimes)",
+            "reading {} (run scripts/setup to fetch or build the runtimes)",
             wasm.display()
         )
     })?;

@@ -55,6 +55,13 @@ pub enum Runtime {
     PythonFull,
     /// A C/C++ program compiled by clang to wasm32-wasi.
     Wasi,
+    /// The Lua 5.4 interpreter (wasm32-wasi).
+    Lua,
+    /// SQLite's shell (wasm32-wasi).
+    Sqlite,
+    /// QuickJS-ng with the Node.js prelude (wasm32-wasi).
+    #[serde(rename = "quickjs")]
+    QuickJs,
 }
 
 impl Runtime {
@@ -64,6 +71,9 @@ impl Runtime {
             Runtime::PythonFast => "python_fast",
             Runtime::PythonFull => "python_full",
             Runtime::Wasi => "wasi",
+            Runtime::Lua => "lua",
+            Runtime::Sqlite => "sqlite",
+            Runtime::QuickJs => "quickjs",
         }
     }
 }

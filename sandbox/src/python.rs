@@ -108,6 +108,16 @@ impl Python {
         self.fast.is_some() || self.full.is_some()
     }
 
+    /// Whether the fast (pre-initialised 3.14) runtime is loaded.
+    pub(crate) fn fast_loaded(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// Whether the full CPython 3.12 runtime is loaded.
+    pub(crate) fn full_loaded(&self) -> bool {
+        self.full.is_some()
+    }
+
     /// Runs a Python program on the runtime its settings and imports call for.
     pub(crate) async fn run(
         &self,
@@ -165,6 +175,8 @@ impl Python {
             Guest {
                 args: &["python"],
                 runtime: Runtime::PythonFast,
+                source_file: None,
+                env: &[],
             },
             |mut builder, meter| FastState {
                 ctx: builder.build(),
@@ -204,8 +216,12 @@ impl Python {
             pre,
             program,
             limits,
-            &["python", "-c", &program.source],
-            Runtime::PythonFull,
+            Guest {
+                args: &["python", "-c", &program.source],
+                runtime: Runtime::PythonFull,
+                source_file: None,
+                env: &[],
+            },
         )
         .await
     }

@@ -1,6 +1,6 @@
 //! The `Sandbox` façade: the engine, the loaded runtimes, worker threads and admission; it
-//! checks a program, admits it and hands the run to its language (`python`, `clang`), which run
-//! it through the shared `instance` layer.
+//! checks a program, admits it and hands the run to its language (`python`, `clang`,
+//! `interpreters`), which run it through the shared `instance` layer.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +12,7 @@ use crate::admission::{AbortOnDrop, Admission, Ticket};
 use crate::builds::{BuildCounts, Builds};
 use crate::clang::Toolchain;
 use crate::instance::Host;
+use crate::interpreters::Interpreters;
 use crate::python::Python;
 use crate::{Config, Language, Limits, Outcome, Program, RunError};
 
@@ -31,6 +32,8 @@ pub struct Sandbox {
 struct Inner {
     host: Host,
     python: Python,
+    /// Lua, SQL and JavaScript, each loaded or the reason it is not.
+    interpreters: Interpreters,
     /// The confined C/C++ toolchain and this engine's builds, or why there is none.
     toolchain: Result<(Toolchain, Builds), String>,
     admission: Admission,
@@ -56,6 +59,7 @@ impl Sandbox {
         );
         let engine = crate::modules::engine(config.fuel, config.max_runs)?;
         let python = Python::load(&engine, &config)?;
+        let interpreters = Interpreters::load(&engine, &config);
         let toolchain = Toolchain::detect(
             config.clang.as_deref(),
             config.confinement,
@@ -103,6 +107,7 @@ impl Sandbox {
                 ),
                 host: Host { engine, config },
                 python,
+                interpreters,
                 toolchain,
             }),
             workers: Some(workers),
@@ -115,6 +120,11 @@ impl Sandbox {
         match language {
             Language::Python => self.inner.python.available(),
             Language::C | Language::Cpp => self.inner.toolchain.is_ok(),
+            Language::Lua | Language::Sql | Language::JavaScript => self
+                .inner
+                .interpreters
+                .unsupported_reason(language)
+                .is_none(),
         }
     }
 
@@ -126,6 +136,35 @@ impl Sandbox {
                     .to_string()
             }),
             Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
+            Language::Lua | Language::Sql | Language::JavaScript => {
+                self.inner.interpreters.unsupported_reason(language)
+            }
+        }
+    }
+
+    /// What runs `language` here and its version (`None` when unsupported): the interpreter
+    /// for Lua, SQL and JavaScript, the language standard for C and C++, the CPython builds.
+    pub fn version(&self, language: Language) -> Option<String> {
+        if !self.supports(language) {
+            return None;
+        }
+        match language {
+            Language::Python => Some(
+                match (
+                    self.inner.python.fast_loaded(),
+                    self.inner.python.full_loaded(),
+                ) {
+                    (true, true) => "CPython 3.14 (fast), 3.12 (full)",
+                    (true, false) => "CPython 3.14 (fast)",
+                    _ => "CPython 3.12 (full)",
+                }
+                .to_string(),
+            ),
+            Language::C => Some("C17 (clang, wasm32-wasi)".to_string()),
+            Language::Cpp => Some("C++17 without exceptions (clang, wasm32-wasi)".to_string()),
+            Language::Lua | Language::Sql | Language::JavaScript => {
+                self.inner.interpreters.version(language)
+            }
         }
     }
 
@@ -217,6 +256,11 @@ impl Sandbox {
                     }
                     Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
+                Language::Lua | Language::Sql | Language::JavaScript => {
+                    (inner.interpreters)
+                        .run(&inner.host, &ticket.grant, &program, &limits)
+                        .await?
+                }
             };
             // A growth the run's limit allowed but the shared budget could not cover says
             // nothing about the program.

@@ -10,12 +10,14 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use super::{Guest, Host, Metered, ending_of, execute};
 use crate::admission::Grant;
 use crate::meter::MemoryMeter;
-use crate::{Limits, Outcome, Program, Runtime};
+use crate::{Limits, Outcome, Program};
 
-/// Store data for WASI preview 1 command modules (full Python, C, C++).
+/// Store data for WASI preview 1 command modules (full Python, C, C++, the interpreters).
 pub(crate) struct CommandState {
     ctx: WasiP1Ctx,
     meter: MemoryMeter,
+    /// Lua's protected calls in flight, each a nested guest call (`crate::interpreters`).
+    pub(crate) protected_depth: u32,
 }
 
 impl Metered for CommandState {
@@ -37,25 +39,25 @@ pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Link
     Ok(linker)
 }
 
-/// Runs a WASI preview 1 command module's `_start` with the given argv.
+/// Runs a WASI preview 1 command module's `_start` as `guest`.
 pub(crate) async fn run_command(
     host: &Host,
     grant: &Arc<Grant>,
     pre: &wasmtime::InstancePre<CommandState>,
     program: &Program,
     limits: &Limits,
-    args: &[&str],
-    runtime: Runtime,
+    guest: Guest<'_>,
 ) -> Outcome {
     execute(
         host,
         grant,
         program,
         limits,
-        Guest { args, runtime },
+        guest,
         |mut builder, meter| CommandState {
             ctx: builder.build_p1(),
             meter,
+            protected_depth: 0,
         },
         async |store: &mut Store<CommandState>| {
             let result = async {

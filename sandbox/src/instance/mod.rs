@@ -50,8 +50,13 @@ pub(crate) struct Io {
 }
 
 /// A WASI context with the run's stdin/stdout/stderr, fixed environment and its working folder
-/// (the provided files, writable, bounded by `Limits::scratch_bytes`).
-fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(WasiCtxBuilder, Io)> {
+/// (the provided files, and the source where an interpreter reads it from, writable, bounded by
+/// `Limits::scratch_bytes`).
+fn wasi_builder(
+    program: &Program,
+    limits: &Limits,
+    guest: &Guest<'_>,
+) -> Result<(WasiCtxBuilder, Io)> {
     let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
     let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
     let mut builder = WasiCtxBuilder::new();
@@ -59,16 +64,20 @@ fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(Wa
         .stdin(MemoryInputPipe::new(program.stdin.clone()))
         .stdout(stdout.clone())
         .stderr(stderr.clone())
-        .args(args)
+        .args(guest.args)
         // No host environment: only what makes runs deterministic and output survive a trap.
         .env("PYTHONHASHSEED", "0")
         .env("PYTHONUNBUFFERED", "1")
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .envs(guest.env)
         .insecure_random_seed(0)
         .allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false);
     let scratch = Scratch::new(&program.files, limits.scratch_bytes)?;
+    if let Some(name) = guest.source_file {
+        std::fs::write(scratch.path().join(name), &program.source)?;
+    }
     builder
         .preopened_dir(scratch.path(), ".", FsPerms::ReadWrite)
         .map_err(|e| anyhow::anyhow!("preopening the working folder: {e:?}"))?;
@@ -82,10 +91,13 @@ fn wasi_builder(program: &Program, limits: &Limits, args: &[&str]) -> Result<(Wa
     ))
 }
 
-/// What runs in an instance: its argv and the runtime it is.
+/// What runs in an instance: its argv, the runtime it is and, for an interpreter, the file in
+/// the working folder the program's source is written to and environment variables it needs.
 pub(crate) struct Guest<'a> {
     pub(crate) args: &'a [&'a str],
     pub(crate) runtime: crate::Runtime,
+    pub(crate) source_file: Option<&'a str>,
+    pub(crate) env: &'a [(&'a str, &'a str)],
 }
 
 /// Error a store's epoch callback raises when the wall-time limit has passed.
@@ -175,7 +187,7 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
     call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
 ) -> Outcome {
     let started = Instant::now();
-    let (builder, io) = match wasi_builder(program, limits, guest.args) {
+    let (builder, io) = match wasi_builder(program, limits, &guest) {
         Ok(b) => b,
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };

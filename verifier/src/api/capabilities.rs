@@ -1,4 +1,5 @@
-//! What this instance can run: the languages, and for C/C++ how the compiler is confined.
+//! What this instance can run: the languages with their versions, and for C/C++ how the compiler
+//! is confined.
 
 use axum::Json;
 use axum::extract::State;
@@ -18,11 +19,16 @@ pub struct Capabilities {
 /// Whether one language runs here.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LanguageSupport {
-    /// `python`, `c` or `cpp`.
+    /// `python`, `c`, `cpp`, `lua`, `sql` or `javascript`.
     #[schema(value_type = String, example = "cpp")]
     pub language: Language,
     /// Programs in this language are accepted.
     pub supported: bool,
+    /// What runs the language and its version (`Lua 5.4.8`, `SQLite 3.52.0`), when supported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "QuickJS-ng 0.10.1")]
+    pub version: Option<String>,
+
     /// How the compiler is confined (`namespaces` or `landlock`); C/C++ only.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "namespaces")]
@@ -32,21 +38,23 @@ pub struct LanguageSupport {
     pub reason: Option<String>,
 }
 
-/// Which languages this instance runs, and how C/C++ compilation is confined.
+/// Which languages this instance runs, their versions, and how C/C++ compilation is confined.
 #[utoipa::path(get, path = "/v1/capabilities", tag = "sandbox",
     responses((status = 200, body = Capabilities)))]
 pub async fn get(State(s): State<AppState>) -> Json<Capabilities> {
     let sandbox = s.scorer.code().sandbox();
-    let languages = [Language::Python, Language::C, Language::Cpp]
+    let languages = Language::ALL
         .into_iter()
         .map(|language| {
             let reason = sandbox.unsupported_reason(language);
             LanguageSupport {
                 language,
                 supported: reason.is_none(),
+                version: sandbox.version(language),
+                // Only C and C++ run a host program (the compiler) on untrusted input.
                 confinement: match language {
-                    Language::Python => None,
                     Language::C | Language::Cpp => sandbox.compiler_confinement(),
+                    _ => None,
                 },
                 reason,
             }

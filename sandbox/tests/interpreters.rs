@@ -1,0 +1,487 @@
+//! Lua, SQL and JavaScript on their wasm interpreters (scripts/setup.d/22-interpreters.sh):
+//! what programs see, the limits and statuses every language shares, and the escape checks of
+//! hostile.rs per language.
+
+mod support;
+
+use std::time::Duration;
+
+use sandbox::{Language, Limits, Outcome, Program, ProgramFile, RunError, Runtime, Status};
+use support::SANDBOX;
+
+const LANGUAGES: [Language; 3] = [Language::Lua, Language::Sql, Language::JavaScript];
+
+fn tight() -> Limits {
+    Limits {
+        wall_time: Duration::from_millis(1500),
+        memory_bytes: 64 << 20,
+        stdout_bytes: 64 << 10,
+        stderr_bytes: 64 << 10,
+        ..Limits::default()
+    }
+}
+
+/// Whether `language` runs here. CI installs the interpreters, so there a missing one fails;
+/// elsewhere the test says why it checks nothing.
+fn installed(language: Language) -> bool {
+    match SANDBOX.unsupported_reason(language) {
+        None => true,
+        Some(why) if std::env::var_os("CI").is_some() => {
+            panic!("{language} unsupported in CI: {why}")
+        }
+        Some(why) => {
+            eprintln!("{language} unsupported here ({why}): its checks are skipped");
+            false
+        }
+    }
+}
+
+async fn run(language: Language, source: &str, stdin: &str) -> Outcome {
+    SANDBOX
+        .run(Program {
+            language,
+            source: source.into(),
+            stdin: stdin.into(),
+            limits: Some(tight()),
+            ..Program::default()
+        })
+        .await
+        .expect("program accepted")
+}
+
+#[tokio::test]
+async fn lua_reads_stdin_recovers_from_errors_and_resumes_coroutines() {
+    if !installed(Language::Lua) {
+        return;
+    }
+    let src = "local a, b = io.read('n', 'n')\nprint(a + b, math.maxinteger)\n\
+        print(pcall(error, 'boom'))\n\
+        print(select(2, pcall(function() local t = nil; return t.x end)))\n\
+        local ok, e = pcall(function() return pcall(function() error({code = 7}) end) end)\n\
+        print(ok, e)\n\
+        local co = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)\n\
+        print(co(), co(), co())\n\
+        print(string.format('%.3f', 1/3), #arg, arg[0])";
+    let out = run(Language::Lua, src, "2 40").await;
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.runtime, Some(Runtime::Lua));
+    assert_eq!(
+        out.stdout,
+        "42\t9223372036854775807\nfalse\tboom\n\
+         main.lua:4: attempt to index a nil value (local 't')\ntrue\tfalse\n1\t2\t3\n\
+         0.333\t0\tmain.lua\n"
+    );
+}
+
+#[tokio::test]
+async fn lua_uncaught_error_is_a_runtime_error_with_a_traceback() {
+    if !installed(Language::Lua) {
+        return;
+    }
+    let out = run(Language::Lua, "print('before')\nerror('bad input')", "").await;
+    assert_eq!(out.status, Status::RuntimeError, "{out:?}");
+    assert_eq!(out.exit_code, Some(1));
+    assert_eq!(out.stdout, "before\n");
+    assert!(
+        out.stderr
+            .starts_with("lua: main.lua:2: bad input\nstack traceback:"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn lua_protected_calls_nest_to_a_bound() {
+    if !installed(Language::Lua) {
+        return;
+    }
+    // Within the bound, nested pcalls unwind to the right level each time.
+    let ok = "local function f(n) if n == 0 then error('deep') end\n\
+        local ok, e = pcall(f, n - 1); return 'caught at ' .. n .. ': ' .. tostring(e) end\n\
+        print(f(3))";
+    let out = run(Language::Lua, ok, "").await;
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "caught at 3: caught at 2: caught at 1: main.lua:1: deep\n"
+    );
+    // Past it the run ends, not the host: each level holds a fiber stack of the engine's pool.
+    let deep = "local function f(n) return select(2, pcall(f, n + 1)) end\nprint(f(0))";
+    let out = run(Language::Lua, deep, "").await;
+    assert_eq!(out.status, Status::RuntimeError, "{out:?}");
+    assert!(out.message.unwrap().contains("nested protected calls"));
+    // The sandbox is unharmed: the next run works.
+    assert_eq!(run(Language::Lua, "print(1)", "").await.stdout, "1\n");
+}
+
+#[tokio::test]
+async fn sql_runs_a_script_on_an_empty_in_memory_database() {
+    if !installed(Language::Sql) {
+        return;
+    }
+    let src = "CREATE TABLE t(a INTEGER, b TEXT);\nINSERT INTO t VALUES (1, 'x'), (2, NULL);\n\
+        SELECT * FROM t ORDER BY a;\nSELECT count(*), sum(a), typeof(b) FROM t WHERE a = 2;\n\
+        .mode csv\nSELECT 'a,b', 3.5;";
+    let out = run(Language::Sql, src, "").await;
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.runtime, Some(Runtime::Sqlite));
+    assert_eq!(out.stdout, "1|x\n2|\n1|2|null\n\"a,b\",3.5\r\n");
+    assert_eq!(out.stderr, "", "no warning about a home folder");
+    // A fresh database every run: the table above is gone.
+    let out = run(Language::Sql, "SELECT count(*) FROM sqlite_master;", "").await;
+    assert_eq!(out.stdout, "0\n");
+}
+
+#[tokio::test]
+async fn sql_error_is_a_runtime_error_and_later_statements_still_run() {
+    if !installed(Language::Sql) {
+        return;
+    }
+    let out = run(Language::Sql, "SELECT * FROM missing;\nSELECT 42;", "").await;
+    assert_eq!(out.status, Status::RuntimeError, "{out:?}");
+    assert_eq!(out.exit_code, Some(1));
+    assert_eq!(out.stdout, "42\n", "like `sqlite3 :memory: < main.sql`");
+    assert!(
+        out.stderr.contains("no such table: missing"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn javascript_node_subset_reads_stdin_every_usual_way() {
+    if !installed(Language::JavaScript) {
+        return;
+    }
+    let programs = [
+        "const d = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(d[0] + d[1]);",
+        "const d = require('fs').readFileSync('/dev/stdin').toString().split('\\n');\nconsole.log(Number(d[0]) + Number(d[1]));",
+        "const rl = require('readline').createInterface({ input: process.stdin });\nconst l = [];\nrl.on('line', (x) => l.push(+x)).on('close', () => console.log(l[0] + l[1]));",
+        "let s = '';\nprocess.stdin.on('data', (c) => (s += c));\nprocess.stdin.on('end', () => { const [a, b] = s.split('\\n').map(Number); process.stdout.write(a + b + '\\n'); });",
+        "(async () => { const rl = require('node:readline').createInterface({ input: process.stdin }); let t = 0; for await (const x of rl) t += +x; console.log(t); })();",
+    ];
+    for src in programs {
+        let out = run(Language::JavaScript, src, "2\n40\n").await;
+        assert_eq!(out.status, Status::Ok, "{src}: {out:?}");
+        assert_eq!(out.runtime, Some(Runtime::QuickJs));
+        assert_eq!(out.stdout, "42\n", "{src}");
+    }
+}
+
+#[tokio::test]
+async fn javascript_console_log_formats_like_node() {
+    if !installed(Language::JavaScript) {
+        return;
+    }
+    let src = "console.log([1, 2, 3], { a: 1, b: 'x' }, 'top', null, undefined, -0, 10n);\n\
+        console.log('%s=%d', 'n', 42, [], {});\nconsole.log(new Map([[1, 'a']]), new Set([2]));\n\
+        setTimeout(() => console.log('timer'), 10);\nPromise.resolve().then(() => console.log('job'));\n\
+        console.log('sync');";
+    let out = run(Language::JavaScript, src, "").await;
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "[ 1, 2, 3 ] { a: 1, b: 'x' } top null undefined -0 10n\nn=42 [] {}\n\
+         Map(1) { 1 => 'a' } Set(1) { 2 }\nsync\njob\ntimer\n"
+    );
+}
+
+#[tokio::test]
+async fn javascript_errors_and_exit_codes() {
+    if !installed(Language::JavaScript) {
+        return;
+    }
+    let out = run(Language::JavaScript, "console.log('a');\nnull.x;", "").await;
+    assert_eq!(out.status, Status::RuntimeError, "{out:?}");
+    assert_eq!(out.stdout, "a\n");
+    assert!(out.stderr.contains("TypeError"), "{}", out.stderr);
+    let out = run(
+        Language::JavaScript,
+        "console.log('a'); process.exit(3); console.log('b');",
+        "",
+    )
+    .await;
+    assert_eq!((out.status, out.exit_code), (Status::RuntimeError, Some(3)));
+    assert_eq!(out.stdout, "a\n");
+    let out = run(
+        Language::JavaScript,
+        "process.exitCode = 2; console.log('done');",
+        "",
+    )
+    .await;
+    assert_eq!((out.exit_code, out.stdout.as_str()), (Some(2), "done\n"));
+    let out = run(
+        Language::JavaScript,
+        "Promise.reject(new Error('async boom'));",
+        "",
+    )
+    .await;
+    assert_eq!(
+        out.status,
+        Status::Ok,
+        "an unhandled rejection only warns here: {out:?}"
+    );
+    let out = run(Language::JavaScript, "require('child_process')", "").await;
+    assert_eq!(out.status, Status::RuntimeError);
+    assert!(
+        out.stderr.contains("Cannot find module 'child_process'"),
+        "{}",
+        out.stderr
+    );
+    let deep = "let d = 0; function f() { d++; f(); }\ntry { f(); } catch (e) { console.log(e instanceof RangeError, d > 1000); }";
+    let out = run(Language::JavaScript, deep, "").await;
+    assert_eq!(out.stdout, "true true\n", "{out:?}");
+}
+
+/// Endless work in each language, and how it must end.
+fn endless(language: Language) -> [(&'static str, Status); 3] {
+    match language {
+        Language::Lua => [
+            (
+                "io.write('start\\n') io.stdout:flush() while true do end",
+                Status::Timeout,
+            ),
+            (
+                "local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('x', 1 << 20) .. i end",
+                Status::MemoryLimit,
+            ),
+            (
+                "local s = string.rep('y', 4096) while true do io.write(s) end",
+                Status::OutputLimit,
+            ),
+        ],
+        Language::Sql => [
+            (
+                "SELECT 'start';\nWITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;",
+                Status::Timeout,
+            ),
+            (
+                "CREATE TABLE t(x);\nWITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) INSERT INTO t SELECT randomblob(1000) FROM c;",
+                Status::MemoryLimit,
+            ),
+            (
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT printf('%.4000c', 'w') FROM c;",
+                Status::OutputLimit,
+            ),
+        ],
+        _ => [
+            ("console.log('start'); for (;;) {}", Status::Timeout),
+            (
+                "const a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length);",
+                Status::MemoryLimit,
+            ),
+            (
+                "const s = 'z'.repeat(4096); for (;;) process.stdout.write(s);",
+                Status::OutputLimit,
+            ),
+        ],
+    }
+}
+
+#[tokio::test]
+async fn time_memory_and_output_limits_end_runs_with_the_shared_statuses() {
+    for language in LANGUAGES {
+        if !installed(language) {
+            continue;
+        }
+        for (src, status) in endless(language) {
+            let out = run(language, src, "").await;
+            assert_eq!(out.status, status, "{language} {src}: {out:?}");
+            assert!(
+                out.wall_time < Duration::from_secs(5),
+                "{language}: {:?}",
+                out.wall_time
+            );
+            assert!(
+                out.peak_memory_bytes <= 64 << 20,
+                "{language}: {}",
+                out.peak_memory_bytes
+            );
+            if status == Status::Timeout {
+                assert_eq!(
+                    out.stdout, "start\n",
+                    "{language}: output before the limit survives"
+                );
+            }
+        }
+    }
+}
+
+/// Attempts to reach the host, per language, each with what a contained run answers.
+fn escapes(language: Language) -> Vec<&'static str> {
+    match language {
+        Language::Lua => vec![
+            "local f = io.open('/etc/passwd') print(f == nil)",
+            "local f = io.open('../../../../etc/passwd') print(f == nil)",
+            "print(os.getenv('HOME'), os.getenv('PATH'))",
+            "print(pcall(os.execute, 'id'))",
+            "print(pcall(io.popen, 'id'))",
+            "print(io.open('/tmp/hacrl-escape-lua', 'w') == nil)",
+            "print(package.loadlib == nil or select(2, package.loadlib('/lib/x86_64-linux-gnu/libc.so.6', '*')) ~= nil)",
+        ],
+        Language::Sql => vec![
+            ".read /etc/passwd",
+            "ATTACH '/etc/passwd' AS p; SELECT count(*) FROM p.sqlite_master;",
+            ".shell id",
+            ".system cat /etc/passwd",
+            "SELECT load_extension('/lib/x86_64-linux-gnu/libc.so.6');",
+            ".output /tmp/hacrl-escape-sql\nSELECT 1;",
+            "ATTACH '/tmp/hacrl-escape-sql.db' AS w; CREATE TABLE w.t(x);",
+            "SELECT readfile('/etc/passwd');",
+            "SELECT writefile('/tmp/hacrl-escape-sql', 'x');",
+        ],
+        _ => vec![
+            "try { require('fs').readFileSync('/etc/passwd', 'utf8'); console.log('read'); } catch (e) { console.log(e.code); }",
+            "try { require('fs').readFileSync('../../../../etc/passwd', 'utf8'); console.log('read'); } catch (e) { console.log(e.code); }",
+            "console.log(JSON.stringify(process.env), typeof std, typeof os)",
+            "try { require('fs').writeFileSync('/tmp/hacrl-escape-js', 'x'); } catch (e) { console.log(e.message); }",
+            "for (const m of ['child_process', 'net', 'http', 'qjs:os', 'qjs:std']) { try { require(m); console.log('loaded', m); } catch (e) { console.log(e.code); } }",
+            "import('qjs:os').then((os) => console.log('imported', typeof os.exec), (e) => console.log('refused', e.message));",
+        ],
+    }
+}
+
+#[tokio::test]
+async fn no_language_reads_the_host_its_environment_or_the_network_or_writes_outside() {
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let root_line = passwd.lines().next().unwrap_or("root:x:0:0");
+    for language in LANGUAGES {
+        if !installed(language) {
+            continue;
+        }
+        for src in escapes(language) {
+            let out = run(language, src, "").await;
+            let seen = format!("{}{}", out.stdout, out.stderr);
+            assert!(
+                !seen.contains(root_line),
+                "{language} read /etc/passwd: {src}: {seen}"
+            );
+            assert!(
+                !seen.contains("uid="),
+                "{language} ran a host command: {src}: {seen}"
+            );
+            assert!(
+                !seen.contains("loaded "),
+                "{language} loaded a host module: {src}: {seen}"
+            );
+            assert!(
+                !seen.contains("imported"),
+                "{language} imported a host module: {src}: {seen}"
+            );
+            assert!(
+                !seen.contains("/root") && !seen.contains("/usr/bin"),
+                "{language} saw the host environment: {src}: {seen}"
+            );
+            assert!(
+                matches!(out.status, Status::Ok | Status::RuntimeError),
+                "{language} {src}: {out:?}"
+            );
+        }
+    }
+    for leftover in [
+        "/tmp/hacrl-escape-lua",
+        "/tmp/hacrl-escape-sql",
+        "/tmp/hacrl-escape-sql.db",
+        "/tmp/hacrl-escape-js",
+    ] {
+        assert!(
+            !std::path::Path::new(leftover).exists(),
+            "{leftover} was written on the host"
+        );
+    }
+}
+
+#[tokio::test]
+async fn programs_see_their_files_and_not_the_source_slot_of_another_language() {
+    for (language, src) in [
+        (
+            Language::Lua,
+            "local f = assert(io.open('data/in.txt')) io.write(f:read('a'))",
+        ),
+        (
+            Language::Sql,
+            "CREATE TABLE t(x); INSERT INTO t VALUES (readfile('data/in.txt'));\nSELECT x FROM t;",
+        ),
+        (
+            Language::JavaScript,
+            "process.stdout.write(require('fs').readFileSync('data/in.txt', 'utf8'))",
+        ),
+    ] {
+        if !installed(language) {
+            continue;
+        }
+        let out = SANDBOX
+            .run(Program {
+                language,
+                source: src.into(),
+                files: vec![ProgramFile {
+                    path: "data/in.txt".into(),
+                    contents: b"hello".to_vec(),
+                }],
+                limits: Some(tight()),
+                ..Program::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(out.status, Status::Ok, "{language}: {out:?}");
+        assert_eq!(out.stdout.trim_end(), "hello", "{language}");
+    }
+    if installed(Language::Lua) {
+        let clash = Program {
+            language: Language::Lua,
+            source: "print(1)".into(),
+            files: vec![ProgramFile {
+                path: "main.lua".into(),
+                contents: b"print(2)".to_vec(),
+            }],
+            ..Program::default()
+        };
+        match SANDBOX.run(clash).await {
+            Err(RunError::InvalidProgram(why)) => assert!(why.contains("main.lua"), "{why}"),
+            other => panic!("a file in the program's own slot must be refused: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn sandbox_fusion_names_parse() {
+    for (name, language) in [
+        ("lua", Language::Lua),
+        ("sql", Language::Sql),
+        ("SQLite", Language::Sql),
+        ("nodejs", Language::JavaScript),
+        ("javascript", Language::JavaScript),
+        ("js", Language::JavaScript),
+    ] {
+        assert_eq!(Language::parse(name), Some(language), "{name}");
+    }
+    assert_eq!(Language::JavaScript.as_str(), "javascript");
+    assert_eq!(
+        serde_json::to_string(&Language::JavaScript).unwrap(),
+        "\"javascript\""
+    );
+    assert_eq!(
+        serde_json::from_str::<Language>("\"nodejs\"").unwrap(),
+        Language::JavaScript
+    );
+    assert_eq!(
+        Language::parse("typescript"),
+        None,
+        "TypeScript is not supported yet"
+    );
+}
+
+#[test]
+fn versions_are_reported_for_what_is_installed() {
+    for language in LANGUAGES {
+        let version = SANDBOX.version(language);
+        assert_eq!(
+            version.is_some(),
+            SANDBOX.supports(language),
+            "{language}: {version:?}"
+        );
+    }
+    if SANDBOX.supports(Language::Lua) {
+        assert_eq!(SANDBOX.version(Language::Lua).as_deref(), Some("Lua 5.4.8"));
+    }
+}
