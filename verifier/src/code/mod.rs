@@ -22,7 +22,8 @@ pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 /// The hidden reference of a `code` task: the language and how to test a program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CodeReference {
-    /// Programming language of the expected program (`python`, `c`, `cpp`).
+    /// Programming language of the expected program (`python`, `c`, `cpp`, `lua`, `sql`,
+    /// `javascript`; SandboxFusion's names such as `nodejs` are accepted too).
     pub language: String,
     /// How programs are tested.
     #[serde(flatten)]
@@ -186,12 +187,13 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}|{}|{:?}",
         config.concurrency,
         config.max_runs,
         config.memory_budget_bytes,
         config.fuel,
         config.runtime_dir.display(),
+        config.interpreter_dir.display(),
         config.cache_dir.display(),
         config.default_limits
     );
@@ -280,7 +282,7 @@ impl Judge {
         let Some(language) = Language::parse(&reference.language) else {
             return CodeVerdict::not_judged(
                 Unjudged::UnsupportedLanguage(format!(
-                    "unknown language {:?} (python, c, cpp)",
+                    "unknown language {:?} (python, c, cpp, lua, sql, javascript)",
                     reference.language
                 )),
                 &reference.language,

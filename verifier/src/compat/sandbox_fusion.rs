@@ -217,7 +217,7 @@ impl RunCode {
             Refusal::invalid(
                 "language",
                 format!(
-                    "unsupported language {:?}; this sandbox runs python, cpp and c",
+                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql and nodejs (javascript)",
                     req.language
                 ),
             )

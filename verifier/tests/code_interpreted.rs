@@ -1,0 +1,212 @@
+//! Lua, SQL and JavaScript through the API: SandboxFusion's `/run_code` under its language
+//! names, `/v1/verify/code` in the stdio style, and `/v1/capabilities`.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::TestService;
+
+/// Whether the service runs `language` (as `/v1/capabilities` names it). CI installs the
+/// interpreters, so there a missing one fails; elsewhere the test says why it checks nothing.
+async fn installed(s: &TestService, language: &str) -> bool {
+    let (status, v) = s.get("/v1/capabilities").await;
+    assert_eq!(status, 200, "{v}");
+    let entry = v["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["language"] == language)
+        .unwrap_or_else(|| panic!("{language} missing from {v}"))
+        .clone();
+    if entry["supported"] == true {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{language} unsupported in CI: {entry}"
+    );
+    eprintln!("{language} unsupported here: {entry}");
+    false
+}
+
+async fn run_code(s: &TestService, body: Value) -> Value {
+    let (status, v) = s.post("/run_code", &body).await;
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+/// One accepted and one rejected program per SandboxFusion language name, as verl sends them.
+#[tokio::test]
+async fn run_code_runs_lua_sql_and_nodejs() {
+    let s = TestService::start().await;
+    let programs = [
+        (
+            "lua",
+            "lua",
+            "local n = io.read('n')\nprint(n * 2)",
+            "local n = io.read('n')\nprint(n .. nil)",
+        ),
+        (
+            "sql",
+            "sql",
+            "CREATE TABLE t(x);\nINSERT INTO t VALUES (21);\nSELECT x * 2 FROM t;",
+            "SELECT x * 2 FROM t;",
+        ),
+        (
+            "nodejs",
+            "javascript",
+            "const n = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n * 2);",
+            "const n = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n.y.z);",
+        ),
+    ];
+    for (name, capability, accepted, rejected) in programs {
+        if !installed(&s, capability).await {
+            continue;
+        }
+        let v = run_code(
+            &s,
+            json!({"code": accepted, "language": name, "stdin": "21\n"}),
+        )
+        .await;
+        assert_eq!(v["status"], "Success", "{name}: {v}");
+        assert_eq!(v["run_result"]["stdout"], "42\n", "{name}: {v}");
+        assert_eq!(v["compile_result"], Value::Null, "{name}: interpreted");
+        let v = run_code(
+            &s,
+            json!({"code": rejected, "language": name, "stdin": "21\n"}),
+        )
+        .await;
+        assert_eq!(v["status"], "Failed", "{name}: {v}");
+        assert_eq!(v["run_result"]["return_code"], 1, "{name}: {v}");
+        assert_ne!(v["run_result"]["stderr"], "", "{name}: the error is shown");
+        let v = run_code(
+            &s,
+            json!({"code": if name == "sql" {
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;"
+            } else if name == "lua" { "while true do end" } else { "while (true) {}" },
+            "language": name, "run_timeout": 1}),
+        )
+        .await;
+        assert_eq!(
+            v["run_result"]["status"], "TimeLimitExceeded",
+            "{name}: {v}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn unsupported_language_names_list_the_new_ones() {
+    let s = TestService::start().await;
+    let (status, err) = s
+        .post("/run_code", &json!({"code": "1", "language": "cobol"}))
+        .await;
+    assert_eq!(status, 422, "{err}");
+    assert_eq!(err["error"]["field"], "language");
+    let message = err["error"]["message"].as_str().unwrap();
+    for name in ["lua", "sql", "nodejs"] {
+        assert!(message.contains(name), "{message}");
+    }
+}
+
+/// `/v1/verify/code`, stdio style: the fenced block in the response is judged per case.
+#[tokio::test]
+async fn verify_code_judges_each_language_by_its_fence() {
+    let s = TestService::start().await;
+    let cases = [
+        (
+            "lua",
+            "lua",
+            "for line in io.lines() do local a, b = line:match('(%d+) (%d+)') print(a + b) end",
+            "for line in io.lines() do local a, b = line:match('(%d+) (%d+)') print(a - b) end",
+        ),
+        (
+            "javascript",
+            "js",
+            "require('fs').readFileSync(0, 'utf8').trim().split('\\n').forEach((l) => { const [a, b] = l.split(' ').map(Number); console.log(a + b); });",
+            "require('fs').readFileSync(0, 'utf8').trim().split('\\n').forEach((l) => { const [a, b] = l.split(' '); console.log(a + b); });",
+        ),
+    ];
+    for (language, fence, right, wrong) in cases {
+        if !installed(&s, language).await {
+            continue;
+        }
+        let reference = json!({"language": language, "style": "stdio", "cases": [
+            {"stdin": "1 2\n", "stdout": "3\n"}, {"stdin": "10 20\n30 40\n", "stdout": "30\n70\n"}]});
+        let v = judge(
+            &s,
+            &reference,
+            &format!("Here:\n```{fence}\n{right}\n```\n"),
+        )
+        .await;
+        assert_eq!(
+            (v["reward"].as_f64(), v["status"].as_str()),
+            (Some(1.0), Some("passed")),
+            "{language}: {v}"
+        );
+        assert_eq!(v["extraction"], "fenced_block", "{language}: {v}");
+        let v = judge(&s, &reference, &format!("```{fence}\n{wrong}\n```")).await;
+        assert_eq!(
+            (v["reward"].as_f64(), v["status"].as_str()),
+            (Some(0.0), Some("failed")),
+            "{language}: {v}"
+        );
+    }
+    if installed(&s, "sql").await {
+        let reference = json!({"language": "sql", "style": "stdio", "cases": [{"stdin": "", "stdout": "2|b\n"}]});
+        let table = "CREATE TABLE t(id, name); INSERT INTO t VALUES (1, 'a'), (2, 'b');";
+        let right =
+            format!("```sql\n{table}\nSELECT id, name FROM t ORDER BY id DESC LIMIT 1;\n```");
+        let v = judge(&s, &reference, &right).await;
+        assert_eq!(v["reward"].as_f64(), Some(1.0), "{v}");
+        let wrong = format!("```sql\n{table}\nSELECT id, name FROM t LIMIT 1;\n```");
+        let v = judge(&s, &reference, &wrong).await;
+        assert_eq!(v["reward"].as_f64(), Some(0.0), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn capabilities_give_each_interpreter_its_version() {
+    let s = TestService::start().await;
+    let (_, v) = s.get("/v1/capabilities").await;
+    for (language, product) in [
+        ("lua", "Lua 5.4"),
+        ("sql", "SQLite 3."),
+        ("javascript", "QuickJS-ng"),
+    ] {
+        let entry = v["languages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["language"] == language)
+            .unwrap();
+        if entry["supported"] == true {
+            assert!(
+                entry["version"].as_str().unwrap().starts_with(product),
+                "{entry}"
+            );
+            assert!(
+                entry["confinement"].is_null(),
+                "no host program runs: {entry}"
+            );
+        } else {
+            assert!(
+                entry["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("22-interpreters.sh"),
+                "{entry}"
+            );
+        }
+    }
+}
+
+async fn judge(s: &TestService, reference: &Value, response: &str) -> Value {
+    let (status, v) = s
+        .post(
+            "/v1/verify/code",
+            &json!({"reference": reference, "prompt": "", "response": response}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    v
+}
