@@ -16,6 +16,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 use crate::auth::Auth;
+use crate::auth::quota::{Quota, Quotas};
 use crate::error::ApiError;
 use crate::scoring::Scorer;
 
@@ -53,6 +54,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Whether requests need a token ([`crate::auth`]).
     pub auth: Auth,
+    /// Every token's request rate and sandbox share.
+    pub quotas: Arc<Quotas>,
 }
 
 impl AppState {
@@ -65,12 +68,21 @@ impl AppState {
             prometheus: crate::telemetry::prometheus(),
             limits: Arc::new(limits),
             auth: Auth::Open,
+            quotas: Arc::new(Quotas::default()),
         }
     }
 
     /// The same service, asking for tokens as `auth` says.
     pub fn with_auth(self, auth: Auth) -> Self {
         Self { auth, ..self }
+    }
+
+    /// The same service, with `defaults` as the limits of tokens that set none.
+    pub fn with_token_defaults(self, defaults: Quota) -> Self {
+        Self {
+            quotas: Arc::new(Quotas::new(defaults)),
+            ..self
+        }
     }
 }
 

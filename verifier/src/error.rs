@@ -84,6 +84,14 @@ pub enum ApiError {
         whole_seconds(*.0)
     )]
     Busy(Duration),
+    /// The token is over its request rate or its sandbox share (429, `Retry-After`).
+    #[error("{message}")]
+    TooManyRequests {
+        /// Which limit, and why.
+        message: String,
+        /// How long until a retry can pass.
+        wait: Duration,
+    },
     /// A bug or an unexpected database error.
     #[error("internal error: {0}")]
     Internal(String),
@@ -122,6 +130,7 @@ impl ApiError {
             },
             Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden { .. } => StatusCode::FORBIDDEN,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -131,7 +140,7 @@ impl ApiError {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::Refused(r) => r.field.as_deref(),
-            Self::Unauthenticated(_) => Some("authorization"),
+            Self::Unauthenticated(_) | Self::TooManyRequests { .. } => Some("authorization"),
             Self::Forbidden { field, .. } => Some(field),
             Self::Unavailable(_) | Self::Busy(_) | Self::Internal(_) => None,
         }
@@ -146,6 +155,7 @@ impl ApiError {
             },
             Self::Unauthenticated(_) => ErrorCode::Unauthenticated,
             Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::TooManyRequests { .. } => ErrorCode::RateLimited,
             Self::Unavailable(_) => ErrorCode::DatabaseUnavailable,
             Self::Busy(_) => ErrorCode::SandboxBusy,
             Self::Internal(_) => ErrorCode::Internal,
@@ -202,7 +212,7 @@ impl IntoResponse for ApiError {
         };
         let mut response = (status, Json(body)).into_response();
         match self {
-            Self::Busy(wait) => {
+            Self::Busy(wait) | Self::TooManyRequests { wait, .. } => {
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, whole_seconds(wait).into());

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use verifier::app::{self, AppState, Limits};
+use verifier::auth::quota::Quota;
 use verifier::auth::token::Token;
 use verifier::auth::{self, Auth, AuthChoice, Scope, manage};
 use verifier::code::{self, JudgeConfig};
@@ -101,6 +102,15 @@ struct TokenCreateArgs {
     /// instead of a fresh one; running it again with the same token changes nothing.
     #[arg(long, value_name = "VAR")]
     from_env: Option<String>,
+    /// Its requests per second (unset: the service's --token-rate).
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Its requests at once above the rate (unset: the service's --token-burst).
+    #[arg(long)]
+    burst: Option<u32>,
+    /// Its requests that run programs in flight at once (unset: the service's --token-sandbox).
+    #[arg(long)]
+    sandbox: Option<u32>,
 }
 
 #[derive(Args)]
@@ -145,7 +155,35 @@ struct ServeArgs {
     #[arg(long, env = "VERIFIER_INSECURE_OPEN")]
     insecure_open: bool,
     #[command(flatten)]
+    token_limits: TokenLimitArgs,
+    #[command(flatten)]
     sandbox: SandboxArgs,
+}
+
+/// Limits per token: what `serve` gives tokens that set none, what `token create` sets.
+#[derive(Debug, Clone, Args)]
+struct TokenLimitArgs {
+    /// Requests per second a token may sustain (a refusal is a 429 with Retry-After);
+    /// unset: no limit.
+    #[arg(long = "token-rate", env = "VERIFIER_TOKEN_RATE")]
+    rate: Option<f64>,
+    /// Requests a token may send at once above its rate (default: one second's worth).
+    #[arg(long = "token-burst", env = "VERIFIER_TOKEN_BURST")]
+    burst: Option<u32>,
+    /// Requests that run programs (/run_code, /v1/verify/code, /v1/reward, POST /v1/rollouts)
+    /// a token may have in flight at once; unset: no limit.
+    #[arg(long = "token-sandbox", env = "VERIFIER_TOKEN_SANDBOX")]
+    sandbox: Option<u32>,
+}
+
+impl TokenLimitArgs {
+    fn quota(&self) -> Quota {
+        Quota {
+            rate: self.rate,
+            burst: self.burst,
+            sandbox: self.sandbox,
+        }
+    }
 }
 
 /// Sandbox settings shared by `verifier serve` and `verifier score`.
@@ -250,7 +288,11 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         max_batch: a.max_batch,
         ..Limits::default()
     };
-    let state = AppState::new(db, judge, limits).with_auth(auth);
+    let defaults = a.token_limits.quota();
+    tracing::info!(?defaults, "limits of tokens that set none");
+    let state = AppState::new(db, judge, limits)
+        .with_auth(auth)
+        .with_token_defaults(defaults);
     let listener = tokio::net::TcpListener::bind(a.listen)
         .await
         .with_context(|| format!("binding {}", a.listen))?;
@@ -302,7 +344,7 @@ async fn token(c: TokenCommand) -> anyhow::Result<ExitCode> {
         TokenCommand::Generate => println!("{}", Token::generate()?.reveal()),
         TokenCommand::List(a) => {
             let now = chrono::Utc::now();
-            println!("name\tid\tscopes\tagent\tstate");
+            println!("name\tid\tscopes\tagent\trate\tburst\tsandbox\tstate");
             for row in pool::tokens::list(&db(&a).await?).await? {
                 println!("{}", manage::describe(&row, now));
             }
@@ -333,6 +375,11 @@ async fn token(c: TokenCommand) -> anyhow::Result<ExitCode> {
                 agent: a.agent.clone(),
                 expires_at: (!a.no_expiry)
                     .then(|| chrono::Utc::now() + chrono::Duration::days(a.days.into())),
+                quota: Quota {
+                    rate: a.rate,
+                    burst: a.burst,
+                    sandbox: a.sandbox,
+                },
             };
             let token = match &given {
                 Some(t) => t.clone(),
@@ -344,6 +391,12 @@ async fn token(c: TokenCommand) -> anyhow::Result<ExitCode> {
                 .map_or("never".into(), |t| t.format("%F").to_string());
             match (created, given) {
                 (manage::Created::Unchanged, _) => eprintln!("token `{}` unchanged", a.name),
+                (manage::Created::LimitsChanged, _) => {
+                    eprintln!(
+                        "token `{}` unchanged but for its limits, now the given ones",
+                        a.name
+                    )
+                }
                 (manage::Created::New, Some(_)) => {
                     eprintln!(
                         "token `{}` stored from ${}; expires {expiry}",

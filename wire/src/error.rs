@@ -36,6 +36,8 @@ pub enum ErrorCode {
     Unauthenticated,
     /// The token lacks the scope, or writes for another agent (403).
     Forbidden,
+    /// The token is over its request rate or sandbox share (429, `Retry-After`).
+    RateLimited,
     /// A referenced agent, task or rollout does not exist (404).
     NotFound,
     /// The request conflicts with what is stored (409).
@@ -55,6 +57,7 @@ impl ErrorCode {
             Self::InvalidRequest => "invalid_request",
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden => "forbidden",
+            Self::RateLimited => "rate_limited",
             Self::NotFound => "not_found",
             Self::Conflict => "conflict",
             Self::DatabaseUnavailable => "database_unavailable",
@@ -80,6 +83,7 @@ mod tests {
             ErrorCode::InvalidRequest,
             ErrorCode::Unauthenticated,
             ErrorCode::Forbidden,
+            ErrorCode::RateLimited,
             ErrorCode::NotFound,
             ErrorCode::Conflict,
             ErrorCode::DatabaseUnavailable,

@@ -1,15 +1,16 @@
 //! How a Rust client retries a call to the verifier (the trainer's and the end-to-end client;
 //! the Python client has its own, in `clients/python`). Every write is idempotent — rollouts
 //! carry client-chosen ids, agents and tasks are upserts — so a call whose answer was lost can
-//! be sent again as it was. Worth another attempt: no HTTP answer at all, or 503, which the
+//! be sent again as it was. Worth another attempt: no HTTP answer at all, 503, which the
 //! service sends only when nothing was stored (database unavailable, every sandbox slot
-//! taken). Any other status is final. Between attempts the wait doubles up to a cap.
+//! taken), or 429 (the token is over its rate or sandbox share; nothing was done). Any other
+//! status is final. Between attempts the wait doubles up to a cap.
 
 use std::time::{Duration, Instant};
 
-/// Whether an answer with HTTP `status` is worth another attempt: 503 only.
+/// Whether an answer with HTTP `status` is worth another attempt: 503 and 429.
 pub fn retryable_status(status: u16) -> bool {
-    status == 503
+    status == 503 || status == 429
 }
 
 /// How many attempts a call gets and how long to wait between them.
@@ -97,8 +98,8 @@ mod tests {
     }
 
     #[test]
-    fn only_503_is_retryable() {
-        assert!(retryable_status(503));
+    fn only_503_and_429_are_retryable() {
+        assert!(retryable_status(503) && retryable_status(429));
         for status in [200, 400, 404, 409, 422, 500, 502, 504] {
             assert!(!retryable_status(status), "{status}");
         }

@@ -169,3 +169,30 @@ def test_the_token_from_hacrl_token_is_sent(url: str, client: hacrl.Client, monk
         with pytest.raises(hacrl.HacrlError) as e:
             anonymous.agents()
     assert e.value.status == 401
+
+
+def test_a_token_over_its_rate_is_retried_after_retry_after(url: str, tag: str):
+    import os
+    import subprocess
+    import time
+
+    binary, db = os.environ.get("HACRL_VERIFIER_BIN"), os.environ.get("DATABASE_URL")
+    if not (os.environ.get("HACRL_TOKEN") and binary and db):
+        pytest.skip("needs a service asking for tokens, HACRL_VERIFIER_BIN and DATABASE_URL")
+    # One request per second, none above it: the second call at once gets a 429.
+    token = subprocess.run(
+        [binary, "token", "create", "--name", f"slow-{tag}", "--scope", "score", "--days", "1",
+         "--rate", "1", "--burst", "1", "--database-url", db],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    with hacrl.Client(url, token=token, retries=0) as once:
+        assert once.verify_math("1", "\\boxed{1}")["correct"] is True
+        with pytest.raises(hacrl.HacrlError) as e:
+            once.verify_math("1", "\\boxed{1}")
+        assert (e.value.status, e.value.code, e.value.field) == (429, "rate_limited", "authorization")
+    with hacrl.Client(url, token=token, retries=3, backoff=0.01) as patient:
+        started = time.monotonic()
+        assert patient.verify_math("2", "\\boxed{2}")["correct"] is True
+        assert patient.verify_math("3", "\\boxed{3}")["correct"] is True
+        # The client waited for Retry-After (1 s), not its own 10 ms back-off.
+        assert time.monotonic() - started >= 0.9

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use super::Scope;
+use super::quota::Quota;
 use super::token::Token;
 use crate::pool::tokens::{self, NewToken, TokenRow};
 
@@ -18,6 +19,8 @@ pub struct TokenSpec {
     pub agent: Option<String>,
     /// When it stops working (`None`: never).
     pub expires_at: Option<DateTime<Utc>>,
+    /// Its own limits (unset ones: the service's defaults).
+    pub quota: Quota,
 }
 
 /// What [`create`] did.
@@ -27,6 +30,9 @@ pub enum Created {
     New,
     /// The given token was stored before, under the same name.
     Unchanged,
+    /// The given token was stored before, under the same name, with other limits: they are
+    /// now the given ones (a deployment changed them).
+    LimitsChanged,
 }
 
 /// Why a token was not made.
@@ -52,6 +58,7 @@ pub async fn create(db: &PgPool, spec: &TokenSpec, token: &Token) -> Result<Crea
     scopes.dedup();
     let scopes: Vec<String> = scopes.iter().map(|s| s.as_str().to_string()).collect();
     let digest = token.digest();
+    let (burst, sandbox) = (spec.quota.burst, spec.quota.sandbox);
     let stored = tokens::create(
         db,
         &NewToken {
@@ -61,6 +68,9 @@ pub async fn create(db: &PgPool, spec: &TokenSpec, token: &Token) -> Result<Crea
             agent: spec.agent.as_deref(),
             digest: &digest.0,
             expires_at: spec.expires_at,
+            rate: spec.quota.rate,
+            burst: burst.map(|b| b as i32),
+            sandbox: sandbox.map(|n| n as i32),
         },
     )
     .await?;
@@ -68,13 +78,38 @@ pub async fn create(db: &PgPool, spec: &TokenSpec, token: &Token) -> Result<Crea
         return Ok(Created::New);
     }
     match tokens::by_name(db, &spec.name).await? {
-        Some(row) if row.id == token.id && row.digest == digest.0 => Ok(Created::Unchanged),
+        Some(row) if row.id == token.id && row.digest == digest.0 => {
+            if quota_of(&row) == spec.quota {
+                return Ok(Created::Unchanged);
+            }
+            tokens::set_limits(db, row.id, spec.quota.rate, burst, sandbox).await?;
+            Ok(Created::LimitsChanged)
+        }
         _ => Err(TokenError::Taken(spec.name.clone())),
+    }
+}
+
+/// A stored token's own limits.
+pub fn quota_of(row: &TokenRow) -> Quota {
+    let count = |n: Option<i32>| n.and_then(|n| u32::try_from(n).ok());
+    Quota {
+        rate: row.rate,
+        burst: count(row.burst),
+        sandbox: count(row.sandbox),
     }
 }
 
 fn check(spec: &TokenSpec) -> Result<(), TokenError> {
     let invalid = |m: &str| Err(TokenError::Invalid(m.to_string()));
+    let q = &spec.quota;
+    if q.rate.is_some_and(|r| !(r > 0.0 && r <= 1e6)) {
+        return invalid("--rate is requests per second, above 0 and at most 1e6");
+    }
+    if q.burst.is_some_and(|b| b == 0 || b > 1_000_000)
+        || q.sandbox.is_some_and(|n| n == 0 || n > 100_000)
+    {
+        return invalid("--burst is 1 to 1e6 requests, --sandbox 1 to 1e5 requests");
+    }
     if spec.name.trim().is_empty() || spec.name.len() > 200 || spec.name.contains('\0') {
         return invalid("a token's name is 1 to 200 bytes of text");
     }
@@ -100,12 +135,17 @@ pub fn describe(row: &TokenRow, now: DateTime<Utc>) -> String {
         (None, Some(t)) => format!("live, expires {}", t.format("%F %T")),
         (None, None) => "live, never expires".into(),
     };
+    let q = quota_of(row);
+    let or_default = |v: Option<String>| v.unwrap_or_else(|| "default".into());
     format!(
-        "{}\t{}\t{}\t{}\t{}",
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         row.name,
         row.id,
         row.scopes.join(","),
         row.agent.as_deref().unwrap_or("-"),
+        or_default(q.rate.map(|r| format!("{r}/s"))),
+        or_default(q.burst.map(|b| b.to_string())),
+        or_default(q.sandbox.map(|n| n.to_string())),
         state
     )
 }

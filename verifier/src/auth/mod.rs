@@ -4,9 +4,11 @@
 //! the caller whether it may ([`Caller::may_write_as`]).
 
 pub mod manage;
+pub mod quota;
 pub mod token;
 
 use std::fmt;
+use std::time::Instant;
 
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
@@ -22,6 +24,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::pool::{agents, tokens};
+use quota::Quota;
 use token::{SecretDigest, Token};
 
 /// What a token may do; the roles of the service's callers.
@@ -163,6 +166,8 @@ pub struct Grant {
     pub scopes: Vec<Scope>,
     /// The agent it writes as.
     pub agent: Option<String>,
+    /// Its own limits (unset ones: the service's defaults).
+    pub quota: Quota,
 }
 
 impl Grant {
@@ -262,13 +267,35 @@ pub async fn authenticate(State(s): State<AppState>, mut req: Request, next: Nex
         (Auth::Open, _) | (_, Access::Open) => Ok(Caller::Anyone),
         (Auth::Tokens, Access::Scope(scope)) => check(&s.db, req.headers(), scope).await,
     };
-    match caller {
-        Ok(caller) => {
+    let admitted = caller.and_then(|caller| {
+        let admission = match &caller {
+            Caller::Token(g) => s.quotas.admit(
+                g.id,
+                g.quota.or(s.quotas.defaults),
+                runs_code(req.method(), route),
+                Instant::now(),
+            )?,
+            Caller::Anyone => None,
+        };
+        Ok((caller, admission))
+    });
+    match admitted {
+        Ok((caller, _admission)) => {
             req.extensions_mut().insert(caller);
+            // The sandbox share is held until the response is made.
             next.run(req).await
         }
         Err(e) => e.into_response(),
     }
+}
+
+/// Whether a route may run programs in the sandbox (what a token's sandbox share counts).
+pub fn runs_code(method: &Method, route: &str) -> bool {
+    *method == Method::POST
+        && matches!(
+            route,
+            "/run_code" | "/v1/verify/code" | "/v1/reward" | "/v1/rollouts"
+        )
 }
 
 /// Checks the presented token for `scope`.
@@ -295,6 +322,7 @@ async fn check(db: &PgPool, headers: &HeaderMap, scope: Scope) -> Result<Caller,
     let grant = Grant {
         id: row.id,
         scopes: row.scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+        quota: manage::quota_of(&row),
         agent: row.agent,
         name: row.name,
     };
@@ -365,6 +393,7 @@ mod tests {
             name: "t".into(),
             scopes,
             agent: Some("a".into()),
+            quota: Quota::default(),
         };
         assert!(grant(vec![Scope::Admin]).allows(Scope::Write));
         assert!(!grant(vec![Scope::Read]).allows(Scope::Write));

@@ -23,6 +23,12 @@ pub struct TokenRow {
     pub expires_at: Option<DateTime<Utc>>,
     /// When it was revoked.
     pub revoked_at: Option<DateTime<Utc>>,
+    /// Its request rate, per second (`None`: the service's default).
+    pub rate: Option<f64>,
+    /// Its burst above the rate.
+    pub burst: Option<i32>,
+    /// Its requests that may run programs in flight at once.
+    pub sandbox: Option<i32>,
 }
 
 /// A token to store.
@@ -40,13 +46,19 @@ pub struct NewToken<'a> {
     pub digest: &'a [u8; 32],
     /// When it stops working.
     pub expires_at: Option<DateTime<Utc>>,
+    /// Its request rate, per second.
+    pub rate: Option<f64>,
+    /// Its burst above the rate.
+    pub burst: Option<i32>,
+    /// Its requests that may run programs in flight at once.
+    pub sandbox: Option<i32>,
 }
 
 /// Stores a token; `false` when its name or id is taken (nothing is changed then).
 pub async fn create(db: &PgPool, t: &NewToken<'_>) -> sqlx::Result<bool> {
     let done = sqlx::query(
-        "insert into tokens (id, name, scopes, agent, digest, expires_at)
-         values ($1, $2, $3, $4, $5, $6) on conflict do nothing",
+        "insert into tokens (id, name, scopes, agent, digest, expires_at, rate, burst, sandbox)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing",
     )
     .bind(t.id)
     .bind(t.name)
@@ -54,6 +66,9 @@ pub async fn create(db: &PgPool, t: &NewToken<'_>) -> sqlx::Result<bool> {
     .bind(t.agent)
     .bind(&t.digest[..])
     .bind(t.expires_at)
+    .bind(t.rate)
+    .bind(t.burst)
+    .bind(t.sandbox)
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -80,6 +95,24 @@ pub async fn list(db: &PgPool) -> sqlx::Result<Vec<TokenRow>> {
     sqlx::query_as("select * from tokens order by name")
         .fetch_all(db)
         .await
+}
+
+/// Sets the limits of token `id` (`None`: the service's default).
+pub async fn set_limits(
+    db: &PgPool,
+    id: Uuid,
+    rate: Option<f64>,
+    burst: Option<u32>,
+    sandbox: Option<u32>,
+) -> sqlx::Result<()> {
+    sqlx::query("update tokens set rate = $2, burst = $3, sandbox = $4 where id = $1")
+        .bind(id)
+        .bind(rate)
+        .bind(burst.map(|b| b as i32))
+        .bind(sandbox.map(|n| n as i32))
+        .execute(db)
+        .await?;
+    Ok(())
 }
 
 /// Revokes the token named `name` (from now on); `false` when there is none.

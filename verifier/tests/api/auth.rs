@@ -4,6 +4,7 @@
 use chrono::{Duration, Utc};
 use reqwest::Method;
 use verifier::auth::manage::{self, TokenSpec};
+use verifier::auth::quota::Quota;
 use verifier::auth::token::Token;
 use verifier::auth::{self, Access, Scope};
 
@@ -23,9 +24,24 @@ async fn token_at(
         scopes: scopes.to_vec(),
         agent: agent.map(str::to_string),
         expires_at,
+        quota: Quota::default(),
     };
     manage::create(&s.db, &spec, &token).await.unwrap();
     token.reveal()
+}
+
+/// Stores a `score` token with its own `quota`; returns it and its id.
+async fn limited(s: &TestService, name: &str, quota: Quota) -> (String, String) {
+    let token = Token::generate().unwrap();
+    let spec = TokenSpec {
+        name: name.into(),
+        scopes: vec![Scope::Score],
+        agent: None,
+        expires_at: None,
+        quota,
+    };
+    manage::create(&s.db, &spec, &token).await.unwrap();
+    (token.reveal(), token.id.to_string())
 }
 
 async fn token(s: &TestService, name: &str, scopes: &[Scope], agent: Option<&str>) -> String {
@@ -332,7 +348,7 @@ async fn the_cli_makes_lists_and_revokes_tokens_and_serve_refuses_to_listen_open
     assert!(!ok && err.contains("--agent"), "{err}");
     let (ok, out, _) = run(&["token", "list"]);
     assert!(
-        ok && out.contains("t\t") && out.contains("read,write\ta\tlive"),
+        ok && out.contains("t\t") && out.contains("read,write\ta\tdefault\tdefault\tdefault\tlive"),
         "{out}"
     );
     assert!(
@@ -342,4 +358,164 @@ async fn the_cli_makes_lists_and_revokes_tokens_and_serve_refuses_to_listen_open
     assert!(run(&["token", "revoke", "t"]).0);
     assert!(run(&["token", "list"]).1.contains("revoked"));
     assert!(!run(&["token", "revoke", "nobody"]).0);
+
+    let (ok, _, err) = run(&[
+        "token",
+        "create",
+        "--name",
+        "r",
+        "--scope",
+        "score",
+        "--rate",
+        "5",
+        "--sandbox",
+        "2",
+    ]);
+    assert!(ok, "{err}");
+    let (_, out, _) = run(&["token", "list"]);
+    assert!(out.contains("score\t-\t5/s\tdefault\t2\tlive"), "{out}");
+    let (ok, _, err) = run(&[
+        "token", "create", "--name", "z", "--scope", "score", "--rate", "0",
+    ]);
+    assert!(!ok && err.contains("--rate"), "{err}");
+}
+
+/// One POST with `token`: status, `Retry-After`, body.
+async fn post(
+    s: &TestService,
+    path: &str,
+    token: &str,
+    body: &Value,
+) -> (u16, Option<String>, Value) {
+    let r = s
+        .http
+        .post(format!("{}{path}", s.url))
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let retry = r
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_string());
+    (
+        r.status().as_u16(),
+        retry,
+        r.json().await.unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn a_token_over_its_rate_gets_429_with_retry_after_and_others_are_not_slowed() {
+    let s = TestService::start_with_tokens().await;
+    let slow = Quota {
+        rate: Some(0.2),
+        burst: Some(2),
+        sandbox: None,
+    };
+    let (key, id) = limited(&s, "slow", slow).await;
+    let (other, _) = limited(&s, "other", Quota::default()).await;
+    let math = json!({"reference": "1", "response": "\\boxed{1}"});
+    for _ in 0..2 {
+        assert_eq!(post(&s, "/v1/verify/math", &key, &math).await.0, 200);
+    }
+    let (status, retry, err) = post(&s, "/v1/verify/math", &key, &math).await;
+    assert_eq!(
+        (
+            status,
+            err["error"]["code"].as_str(),
+            err["error"]["field"].as_str()
+        ),
+        (429, Some("rate_limited"), Some("authorization")),
+        "{err}"
+    );
+    // At 0.2 requests per second the next one is about 5 s away.
+    let wait: u64 = retry.expect("Retry-After").parse().unwrap();
+    assert!((4..=5).contains(&wait), "Retry-After {wait}");
+    for _ in 0..5 {
+        assert_eq!(post(&s, "/v1/verify/math", &other, &math).await.0, 200);
+    }
+    let text = support::metrics_text(&s.url).await;
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("verifier_token_refusals_total{")
+                && l.contains(&format!(r#"token="{id}""#))
+                && l.contains(r#"limit="rate""#)),
+        "refusals are not counted by token id:\n{text}"
+    );
+    assert!(
+        !text.contains(&key[key.len() - 20..]),
+        "no secret in metrics"
+    );
+}
+
+#[tokio::test]
+async fn a_tokens_sandbox_share_bounds_its_programs_in_flight_not_its_other_calls() {
+    let s = TestService::start_with_tokens().await;
+    let (key, _) = limited(
+        &s,
+        "one-at-a-time",
+        Quota {
+            sandbox: Some(1),
+            ..Quota::default()
+        },
+    )
+    .await;
+    let spin = json!({"code": "while True:\n    pass\n", "language": "python", "run_timeout": 2});
+    // Two loops of the same token at once: whichever comes second is refused at once, and the
+    // other runs to its time limit.
+    let send = |body: Value| {
+        let (url, http, key) = (s.url.clone(), s.http.clone(), key.clone());
+        async move {
+            let r = http
+                .post(format!("{url}/run_code"))
+                .bearer_auth(key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let retry = r
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().to_string());
+            (r.status().as_u16(), retry, r.json::<Value>().await.unwrap())
+        }
+    };
+    let (mut a, mut b) = (
+        tokio::spawn(send(spin.clone())),
+        tokio::spawn(send(spin.clone())),
+    );
+    let (refused, running) = tokio::select! {
+        r = &mut a => (r.unwrap(), b),
+        r = &mut b => (r.unwrap(), a),
+    };
+    let (status, retry, err) = refused;
+    assert_eq!(
+        (status, retry.as_deref(), err["error"]["code"].as_str()),
+        (429, Some("1"), Some("rate_limited")),
+        "{err}"
+    );
+    // Its calls that run no program are not held back by the share.
+    let math = json!({"reference": "1", "response": "\\boxed{1}"});
+    assert_eq!(post(&s, "/v1/verify/math", &key, &math).await.0, 200);
+    let (status, _, done) = running.await.unwrap();
+    assert_eq!(
+        (status, done["status"].as_str()),
+        (200, Some("Failed")),
+        "{done}"
+    );
+    assert_eq!(done["run_result"]["status"], "TimeLimitExceeded", "{done}");
+    let (status, _, ok) = post(
+        &s,
+        "/run_code",
+        &key,
+        &json!({"code": "print(1)", "language": "python"}),
+    )
+    .await;
+    assert_eq!(
+        (status, ok["status"].as_str()),
+        (200, Some("Success")),
+        "{ok}"
+    );
 }

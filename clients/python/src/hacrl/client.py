@@ -33,8 +33,9 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 # Statuses worth retrying: 503 is the service's "database unavailable, nothing stored"; 502/504
 # come from proxies in front of it. Every write of the API is idempotent (agents by name, tasks
 # by (dataset, external_id), rollouts by client-chosen id, metrics by (run, agent, step)), so a
-# retried request can never store anything twice.
-RETRY_STATUSES = frozenset({502, 503, 504})
+# retried request can never store anything twice. 429 is the token's rate or sandbox share:
+# nothing was done, and its Retry-After says when to come back.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class HacrlError(Exception):
@@ -99,6 +100,7 @@ class Client:
             else:
                 if r.status_code not in RETRY_STATUSES or last:
                     return _decode(r)
+                delay = max(delay, _retry_after(r))
             time.sleep(delay)
             delay = min(delay * 2, 10.0)
         raise AssertionError("unreachable")
@@ -379,6 +381,14 @@ class Client:
         if prompts is not None:
             body["prompts"] = list(prompts)
         return cast(RewardResponse, self._post("/v1/reward", body))
+
+
+def _retry_after(r: httpx.Response) -> float:
+    """The seconds a `Retry-After` header asks to wait (0 when absent or not a number)."""
+    try:
+        return max(0.0, float(r.headers.get("retry-after", "0")))
+    except ValueError:
+        return 0.0
 
 
 def _decode(r: httpx.Response) -> Any:

@@ -33,9 +33,10 @@ from .client import Client, HacrlError, jsonable
 OnError = Literal["raise", "none", "zero"]
 ON_ERROR_VALUES = ("raise", "none", "zero")
 
-# Worth another try within the deadline: the service is restarting, its database is away, or a
-# proxy in front of it is. A 4xx is the request's fault and would fail again.
-_TRANSIENT_STATUSES = frozenset({502, 503, 504})
+# Worth another try within the deadline: the service is restarting, its database is away, a
+# proxy in front of it is, or the token is over its rate (429). Another 4xx is the request's
+# fault and would fail again.
+_TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class RewardUnavailable(RuntimeError):
