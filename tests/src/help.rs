@@ -21,6 +21,11 @@ pub fn help(binary: &Path, sub: &str) -> Help {
     read(binary, &[sub])
 }
 
+/// Runs `<binary> <sub> <subsub> --help` (a nested command, `verifier token create`) and reads it.
+pub fn nested_help(binary: &Path, sub: &str, subsub: &str) -> Help {
+    read(binary, &[sub, subsub])
+}
+
 /// Runs `<binary> --help` and reads it (its subcommands and global flags).
 pub fn top_help(binary: &Path) -> Help {
     read(binary, &[])
@@ -67,7 +72,8 @@ fn parse(text: &str) -> Help {
             current_env = None;
         } else if let Some(name) = line
             .strip_prefix("[env: ")
-            .and_then(|r| r.split('=').next())
+            // `[env: X=value]`, or `[env: X]` where the value is hidden (secrets).
+            .and_then(|r| r.split(['=', ']']).next())
         {
             help.env.insert(name.to_string(), None);
             current_env = Some(name.to_string());
@@ -88,8 +94,10 @@ mod tests {
         let h = parse(
             "Usage: verifier <COMMAND>\n\nCommands:\n  serve    Run it\n  migrate  Apply\n\n\
              Options:\n  -l, --listen <LISTEN>\n          Address\n          \
-             [env: VERIFIER_LISTEN=]\n          [default: 127.0.0.1:8080]\n      --no-migrate\n",
+             [env: VERIFIER_LISTEN=]\n          [default: 127.0.0.1:8080]\n      --no-migrate\n\
+             \x20     --admin-token <ADMIN_TOKEN>\n          [env: VERIFIER_ADMIN_TOKEN]\n",
         );
+        assert_eq!(h.env["VERIFIER_ADMIN_TOKEN"], None);
         assert_eq!(
             h.subcommands.iter().collect::<Vec<_>>(),
             ["migrate", "serve"]

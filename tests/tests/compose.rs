@@ -563,9 +563,14 @@ fn trainer_service_runs_the_example_config_as_written() {
     let listen = strs(&service(&c, "verifier")["command"]).join(" ");
     let port = listen.rsplit(':').next().unwrap();
     assert_eq!(url, [format!("http://127.0.0.1:{port}")], "{config}");
-    assert!(
-        t["environment"].is_null(),
-        "the trainer reads no environment variables"
+    // Its one variable is the token it calls the verifier with: the admin token that the
+    // verifier stores at start (one process writes as both agents).
+    let env = t["environment"].as_mapping().expect("trainer environment");
+    assert_eq!(env.len(), 1, "{env:?}");
+    assert_eq!(
+        env.get("HACRL_TOKEN").and_then(|v| v.as_str()),
+        service(&c, "verifier")["environment"]["VERIFIER_ADMIN_TOKEN"].as_str(),
+        "the trainer carries the token the verifier stores"
     );
 
     // The real binary's flags, when this build has it (cargo test --workspace builds it).

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use e2e::help::help;
+use e2e::help::{help, nested_help};
 use e2e::{repo_root, workspace_binary};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
@@ -22,7 +22,8 @@ const SETUP: &str = "scripts/setup.d/41-k8s-validate.sh";
 const K8S_VERSIONS: &[&str] = &["1.30.0", "1.37.0"];
 /// Variables the programs read outside their flags.
 const VERIFIER_NON_FLAG_ENV: &[&str] = &["RUST_LOG"]; // tracing's EnvFilter
-const TRAINER_NON_FLAG_ENV: &[&str] = &["RUST_LOG"]; // tracing's EnvFilter (trainer/src/main.rs)
+// tracing's EnvFilter (trainer/src/main.rs); the token it calls with (trainer/src/verifier.rs).
+const TRAINER_NON_FLAG_ENV: &[&str] = &["RUST_LOG", "HACRL_TOKEN"];
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(repo_root().join(rel)).unwrap_or_else(|e| panic!("reading {rel}: {e}"))
@@ -373,7 +374,11 @@ fn verifier_pods_use_only_real_flags_and_env_vars() {
     let verifier = workspace_binary("verifier").expect("verifier binary");
     let objs = objects();
     let pods = our_containers(&objs, "verifier");
-    assert_eq!(pods.len(), 2, "the Deployment and the migration Job");
+    assert_eq!(
+        pods.len(),
+        4,
+        "the Deployment, the migration Job and the two agents' token registrations"
+    );
     for (o, c) in pods {
         assert!(
             c["command"].is_null(),
@@ -382,7 +387,14 @@ fn verifier_pods_use_only_real_flags_and_env_vars() {
         );
         let args = strs(&c["args"]);
         let sub = &args[0];
-        let h = help(&verifier, sub);
+        let mut h = match sub.as_str() {
+            "token" => nested_help(&verifier, sub, &args[1]),
+            _ => help(&verifier, sub),
+        };
+        // `token create --from-env VAR` reads VAR.
+        if let Some(w) = args.windows(2).find(|w| w[0] == "--from-env") {
+            h.env.insert(w[1].clone(), None);
+        }
         for flag in args.iter().filter(|a| a.starts_with("--")) {
             let flag = flag.split('=').next().unwrap();
             assert!(

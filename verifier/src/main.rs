@@ -154,6 +154,11 @@ struct ServeArgs {
     /// the pool. Warned on every start.
     #[arg(long, env = "VERIFIER_INSECURE_OPEN")]
     insecure_open: bool,
+    /// A token (from `verifier token generate`, kept in a secret) to store as `admin` before
+    /// serving, as `token create --from-env` would: how compose and Kubernetes give the stack
+    /// its first token. Empty: none.
+    #[arg(long, env = "VERIFIER_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
     #[command(flatten)]
     token_limits: TokenLimitArgs,
     #[command(flatten)]
@@ -280,6 +285,14 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         pool::migrate(&db).await.context("applying migrations")?;
         db
     };
+    if let Some(text) = a
+        .admin_token
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        store_admin_token(&db, text).await?;
+    }
     // Before the sandbox starts: a refusal should come at once.
     let auth = auth_mode(&a, &db).await?;
     let judge = code::Judge::new(&a.sandbox.judge()).context("starting the code sandbox")?;
@@ -302,6 +315,24 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         .await?;
     tracing::info!("verifier stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stores `--admin-token` as the token `admin` (unchanged when it is stored already).
+async fn store_admin_token(db: &sqlx::PgPool, text: &str) -> anyhow::Result<()> {
+    let token = Token::parse(text)
+        .context("--admin-token (VERIFIER_ADMIN_TOKEN) is not a token: make one with `verifier token generate`")?;
+    let spec = manage::TokenSpec {
+        name: "admin".into(),
+        scopes: vec![Scope::Admin],
+        agent: None,
+        expires_at: None,
+        quota: Quota::default(),
+    };
+    let created = manage::create(db, &spec, &token).await.context(
+        "storing --admin-token (another token is named `admin`: revoke it to replace it)",
+    )?;
+    tracing::info!(token = %token.id, ?created, "admin token from --admin-token");
+    Ok(())
 }
 
 /// Decides whether the service asks for tokens, and says so in the log.

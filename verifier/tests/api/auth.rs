@@ -330,6 +330,13 @@ async fn the_cli_makes_lists_and_revokes_tokens_and_serve_refuses_to_listen_open
         !ok && err.contains("refusing to serve a non-loopback address"),
         "{err}"
     );
+    let (ok, _, err) = run(&["serve", "--listen", "0.0.0.0:0", "--admin-token", ""]);
+    assert!(
+        !ok && err.contains("refusing"),
+        "an empty admin token is none: {err}"
+    );
+    let (ok, _, err) = run(&["serve", "--listen", "0.0.0.0:0", "--admin-token", "hunter2"]);
+    assert!(!ok && err.contains("not a token"), "{err}");
 
     let (ok, out, err) = run(&[
         "token",
@@ -358,6 +365,53 @@ async fn the_cli_makes_lists_and_revokes_tokens_and_serve_refuses_to_listen_open
     assert!(run(&["token", "revoke", "t"]).0);
     assert!(run(&["token", "list"]).1.contains("revoked"));
     assert!(!run(&["token", "revoke", "nobody"]).0);
+
+    // What compose and Kubernetes do: the first token comes from a secret, stored at start-up
+    // (again at every start, unchanged), and the service then asks for tokens on every address.
+    let admin = Token::generate().unwrap().reveal();
+    for _ in 0..2 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut serving = std::process::Command::new(bin)
+            .args(["serve", "--listen", &format!("0.0.0.0:{port}")])
+            .env("DATABASE_URL", &s.db_url)
+            .env("VERIFIER_ADMIN_TOKEN", &admin)
+            .env_remove("VERIFIER_AUTH")
+            .env_remove("VERIFIER_INSECURE_OPEN")
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}");
+        let mut ready = false;
+        for _ in 0..600 {
+            if let Ok(r) = s.http.get(format!("{url}/readyz")).send().await {
+                ready = r.status() == 200;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let anonymous = s.http.get(format!("{url}/v1/agents")).send().await;
+        let with_admin = s
+            .http
+            .get(format!("{url}/v1/agents"))
+            .bearer_auth(&admin)
+            .send()
+            .await;
+        serving.kill().unwrap();
+        serving.wait().unwrap();
+        assert!(ready, "the service with an admin token did not come up");
+        assert_eq!(anonymous.unwrap().status(), 401);
+        assert_eq!(with_admin.unwrap().status(), 200);
+    }
+    let (_, out, _) = run(&["token", "list"]);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("admin\t")).count(),
+        1,
+        "{out}"
+    );
 
     let (ok, _, err) = run(&[
         "token",
