@@ -180,6 +180,8 @@ pub struct ListedRollout {
     pub logprob_sum: Option<f64>,
     /// Policy version that generated it.
     pub policy_version: i64,
+    /// The name of the token that wrote it (`None`: written with no token asked).
+    pub writer: Option<String>,
 }
 
 /// The columns of [`ListedRollout`], spliced into static SQL.
@@ -187,8 +189,9 @@ macro_rules! listed {
     () => {
         "select r.id, r.run, r.step, r.task_id, t.dataset, t.external_id, t.prompt,
                 a.name as agent, r.response, r.reward, r.correct, r.status, r.verdict,
-                r.token_count, r.logprob_mean, r.logprob_sum, r.policy_version
-         from rollouts r join agents a on a.id = r.agent_id join tasks t on t.id = r.task_id"
+                r.token_count, r.logprob_mean, r.logprob_sum, r.policy_version, w.name as writer
+         from rollouts r join agents a on a.id = r.agent_id join tasks t on t.id = r.task_id
+         left join tokens w on w.id = r.written_by"
     };
 }
 

@@ -40,6 +40,8 @@ pub struct Shown {
     pub verdict: String,
     /// Token count, mean and summed log-prob, policy version, as text.
     pub numbers: String,
+    /// The name of the token that wrote it, when tokens were asked for.
+    pub writer: Option<String>,
 }
 
 impl Shown {
@@ -68,6 +70,7 @@ impl Shown {
                 opt(r.logprob_sum),
                 r.policy_version
             ),
+            writer: r.writer.clone(),
         }
     }
 }
@@ -163,6 +166,7 @@ mod tests {
             logprob_mean: Some(-0.5),
             logprob_sum: None,
             policy_version: 2,
+            writer: None,
         }
     }
 

@@ -256,6 +256,22 @@ async fn a_write_key_writes_only_as_its_agent_and_rows_name_it() {
             ("tasks", "admin"),
         ]
     );
+    // …and as the dashboard's step page shows it.
+    let page = s
+        .http
+        .get(format!("{}/ui/runs/default/steps/1", s.url))
+        .bearer_auth(&key_a)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert_eq!(
+        html.matches(r#"<span class="writer">written by trainer-a</span>"#)
+            .count(),
+        2,
+        "{html}"
+    );
 }
 
 #[tokio::test]
