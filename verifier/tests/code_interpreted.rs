@@ -164,6 +164,69 @@ async fn verify_code_judges_each_language_by_its_fence() {
     }
 }
 
+/// `/v1/verify/code`, call style, JavaScript: the function the response declares or exports
+/// is called per case inside the sandbox and its JSON result compared on the host.
+#[tokio::test]
+async fn verify_code_calls_javascript_functions() {
+    let s = TestService::start().await;
+    if !installed(&s, "javascript").await {
+        return;
+    }
+    let reference = json!({"language": "javascript", "style": "call", "entry_point": "uniqueSorted", "cases": [
+        {"args": [[3, 1, 3, 2]], "expected": [1, 2, 3]}, {"args": [[]], "expected": []}]});
+    for right in [
+        "function uniqueSorted(xs) { return [...new Set(xs)].sort((a, b) => a - b); }",
+        "const uniqueSorted = (xs) => new Set(xs);",
+        "module.exports = { uniqueSorted: (xs) => Array.from(new Set(xs)).sort() };",
+    ] {
+        let v = judge(&s, &reference, &format!("```javascript\n{right}\n```")).await;
+        assert_eq!(v["reward"].as_f64(), Some(1.0), "{right}: {v}");
+    }
+    let v = judge(
+        &s,
+        &reference,
+        "```js\nconst uniqueSorted = (xs) => xs;\n```",
+    )
+    .await;
+    assert_eq!(
+        (v["reward"].as_f64(), v["cases"][0]["status"].as_str()),
+        (Some(0.0), Some("wrong_answer")),
+        "{v}"
+    );
+    let v = judge(
+        &s,
+        &reference,
+        "```js\nfunction uniqueSorted(xs) { return xs.uniq(); }\n```",
+    )
+    .await;
+    assert_eq!(v["cases"][0]["status"], "runtime_error", "{v}");
+    assert!(
+        v["cases"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("TypeError"),
+        "{v}"
+    );
+    let v = judge(&s, &reference, "```js\nfunction other() {}\n```").await;
+    assert_eq!(
+        v["reward"].as_f64(),
+        Some(0.0),
+        "a missing function is no pass: {v}"
+    );
+    if installed(&s, "lua").await {
+        let lua = json!({"language": "lua", "style": "call", "entry_point": "f", "cases": [{"args": [], "expected": 1}]});
+        let v = judge(&s, &lua, "```lua\nfunction f() return 1 end\n```").await;
+        assert_eq!(v["status"], "invalid_reference", "{v}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("Python and JavaScript only"),
+            "{v}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn capabilities_give_each_interpreter_its_version() {
     let s = TestService::start().await;

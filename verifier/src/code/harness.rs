@@ -1,4 +1,5 @@
-//! The Python code appended after a program to run its tests, and the parsing of what it prints.
+//! The code appended after a program to run its tests (Python; JavaScript for function calls),
+//! and the parsing of what it prints.
 //!
 //! The harness prints its results on lines prefixed with a per-run random marker, after the
 //! program has run. A program that exits early (`exit(0)`, `os._exit`, `SystemExit`) never
@@ -125,6 +126,38 @@ def __judge_cases(__judge_f, __judge_json, __judge_marker):
 __judge_cases({entry_point}, {cases}, {marker})
 "#,
         cases = py_str(&cases),
+        marker = py_str(marker),
+    )
+}
+
+/// Function-call program in JavaScript: like [`call_program`], for a function the program
+/// declares at top level (or exports as `module.exports`). Sets come back sorted, as from the
+/// Python harness; BigInts as numbers; `undefined` and functions are unserializable.
+pub fn call_program_js(code: &str, entry_point: &str, args: &[Vec<Value>], marker: &str) -> String {
+    let cases = serde_json::to_string(args).expect("json values serialize");
+    let entry = serde_json::to_string(entry_point).expect("strings serialize");
+    format!(
+        r#"{code}
+;(function (__judgeName, __judgeCases, __judgeMarker) {{
+  const __judgeLocal = (function () {{ try {{ return eval(__judgeName); }} catch (e) {{ return undefined; }} }})();
+  const __judgeF = typeof __judgeLocal === 'function' ? __judgeLocal
+    : typeof module.exports === 'function' ? module.exports : module.exports[__judgeName];
+  const __judgeWrite = (line) => process.stdout.write('\n' + line + '\n');
+  __judgeCases.forEach((args, i) => {{
+    let line;
+    try {{
+      const r = __judgeF(...args);
+      const json = JSON.stringify(r, (k, v) =>
+        v instanceof Set ? [...v].sort() : typeof v === 'bigint' ? Number(v) : v);
+      line = json === undefined ? 'unserializable:' + typeof r : 'ok:' + json;
+    }} catch (e) {{
+      line = 'error:' + ((e && e.name) || 'Error') + ': ' + (e && e.message);
+    }}
+    __judgeWrite(__judgeMarker + ':case:' + i + ':' + line.replace(/[\r\n]/g, ' ').slice(0, 4000));
+  }});
+  __judgeWrite(__judgeMarker + ':done');
+}})({entry}, {cases}, {marker});
+"#,
         marker = py_str(marker),
     )
 }

@@ -75,7 +75,7 @@ pub enum Tests {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         float_tolerance: Option<f64>,
     },
-    /// Call `entry_point(*args)` and compare with `expected` (Python only).
+    /// Call `entry_point(*args)` and compare with `expected` (Python and JavaScript).
     Call {
         /// Function under test.
         entry_point: String,

@@ -177,14 +177,17 @@ impl Judge {
         cases: &[CallCase],
         tolerance: f64,
     ) -> Result<Judged, Unjudged> {
-        if language != Language::Python {
-            return Err(Unjudged::InvalidReference(
-                "function-call tests are Python only".into(),
-            ));
-        }
         let marker = harness::marker();
         let args: Vec<Vec<serde_json::Value>> = cases.iter().map(|c| c.args.clone()).collect();
-        let source = harness::call_program(code, entry_point, &args, &marker);
+        let source = match language {
+            Language::Python => harness::call_program(code, entry_point, &args, &marker),
+            Language::JavaScript => harness::call_program_js(code, entry_point, &args, &marker),
+            _ => {
+                return Err(Unjudged::InvalidReference(
+                    "function-call tests are Python and JavaScript only".into(),
+                ));
+            }
+        };
         let outcome = self
             .run_built(Self::program(limits, language, source, String::new()))
             .await?;
