@@ -41,10 +41,21 @@ impl TaskKind {
 pub struct MathReference {
     /// The gold answer, or a solution text whose final answer the checker extracts.
     #[serde(deserialize_with = "string_or_number")]
+    #[schema(value_type = AnswerShape)]
     pub answer: String,
     /// A worked solution, kept for humans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solution: Option<String>,
+}
+
+/// A gold answer as requests may give it: text, or a number (read as its text).
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub enum AnswerShape {
+    /// The answer as text.
+    Text(String),
+    /// The answer as a number.
+    Number(f64),
 }
 
 /// A task's hidden reference, typed by kind.

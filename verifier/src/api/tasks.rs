@@ -10,19 +10,102 @@ use wire::{Page, TaskSummary, TasksStored};
 use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::code::CodeReference;
 use crate::error::ApiError;
 use crate::extract::{self, ApiQuery};
 use crate::ingest;
 use crate::pool::tasks::{self, TaskFilter};
-use crate::task::{NewTask, TaskKind};
+use crate::task::{AnswerShape, MathReference, NewTask, TaskKind};
 
 /// A JSON batch of tasks.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTasks {
     /// The tasks: at least one.
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, value_type = Vec<NewTaskShape>)]
     pub tasks: Vec<NewTask>,
+}
+
+/// A task to create: one shape per kind (`oneOf`), each with the reference its kind takes.
+// Only the API document uses this type; requests are read as `NewTask`, whose checks go further
+// (a supported language, a runnable test) and answer 422 naming the field.
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub enum NewTaskShape {
+    /// A math task.
+    Math(NewMathTask),
+    /// A code task.
+    Code(NewCodeTask),
+}
+
+/// `kind: "math"`.
+#[derive(ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MathKind {
+    /// Checked by the math checker.
+    Math,
+}
+
+/// `kind: "code"`.
+#[derive(ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeKind {
+    /// Run against tests in the sandbox.
+    Code,
+}
+
+/// A math task's reference: the answer itself (text or number), or `{answer, solution}`.
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub enum MathReferenceShape {
+    /// The answer alone.
+    Answer(AnswerShape),
+    /// The answer with a worked solution.
+    Full(MathReference),
+}
+
+/// A math task.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMathTask {
+    /// Dataset the task belongs to, e.g. `gsm8k` (not empty, no NUL).
+    #[schema(min_length = 1, pattern = r"^[^\u0000]*$")]
+    pub dataset: String,
+    /// The task's id within its dataset (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
+    pub external_id: String,
+    /// `math`.
+    pub kind: MathKind,
+    /// What agents see (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
+    pub prompt: String,
+    /// The hidden gold answer.
+    pub reference: MathReferenceShape,
+    /// Free-form metadata, visible to agents.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// A code task.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewCodeTask {
+    /// Dataset the task belongs to, e.g. `humaneval` (not empty, no NUL).
+    #[schema(min_length = 1, pattern = r"^[^\u0000]*$")]
+    pub dataset: String,
+    /// The task's id within its dataset (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
+    pub external_id: String,
+    /// `code`.
+    pub kind: CodeKind,
+    /// What agents see (no NUL).
+    #[schema(pattern = r"^[^\u0000]*$")]
+    pub prompt: String,
+    /// The hidden tests.
+    pub reference: CodeReference,
+    /// Free-form metadata, visible to agents.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Value>,
 }
 
 /// Query of a task upload.

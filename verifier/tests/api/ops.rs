@@ -65,6 +65,27 @@ async fn operations_endpoints() {
     ] {
         assert!(doc["paths"].get(path).is_some(), "openapi lacks {path}");
     }
+    // A task's reference is stated per kind: a `oneOf` that a schema-driven client can follow.
+    let schemas = &doc["components"]["schemas"];
+    let shapes: Vec<&str> = schemas["NewTaskShape"]["oneOf"]
+        .as_array()
+        .expect("NewTaskShape is a oneOf")
+        .iter()
+        .map(|v| v["$ref"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        shapes,
+        [
+            "#/components/schemas/NewMathTask",
+            "#/components/schemas/NewCodeTask"
+        ]
+    );
+    assert_eq!(
+        schemas["NewCodeTask"]["properties"]["reference"]["$ref"],
+        "#/components/schemas/CodeReference"
+    );
+    assert_eq!(schemas["CodeKind"]["enum"], json!(["code"]));
+    assert_eq!(schemas["MathKind"]["enum"], json!(["math"]));
     let r = s
         .http
         .get(format!("{}/healthz", s.url))
