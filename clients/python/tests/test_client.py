@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import uuid
 from typing import List
 
@@ -196,3 +197,50 @@ def test_a_token_over_its_rate_is_retried_after_retry_after(url: str, tag: str):
         assert patient.verify_math("3", "\\boxed{3}")["correct"] is True
         # The client waited for Retry-After (1 s), not its own 10 ms back-off.
         assert time.monotonic() - started >= 0.9
+
+
+def test_errors_are_classes_by_the_services_codes(url: str, client: hacrl.Client):
+    with pytest.raises(hacrl.NotFound) as e:
+        client.agent("no/such agent?")  # one quoted path segment, not three
+    assert (e.value.status, e.value.code, e.value.transient) == (404, "not_found", False)
+    with pytest.raises(hacrl.InvalidRequest) as e:
+        client.verify_math("1", "x" * (2 << 20))
+    assert (e.value.status, e.value.field) == (422, "response")
+    assert isinstance(e.value, hacrl.HacrlError)
+    # Nothing listens there: no answer at all, after the retries, as ConnectionFailed.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    with hacrl.Client(closed, retries=1, backoff=0.01) as down:
+        with pytest.raises(hacrl.ConnectionFailed) as e:
+            down.agents()
+    assert e.value.transient and e.value.status == 0
+
+
+def test_the_async_client_makes_the_same_calls(url: str, tag: str, math_tasks: List[str]):
+    import asyncio
+
+    async def main() -> None:
+        async with hacrl.AsyncClient(url) as c:
+            assert await c.ready()
+            agent = await c.create_agent(f"async-{tag}")
+            assert (await c.agent(agent["name"]))["id"] == agent["id"]
+            # Concurrent calls on one client, as an async trainer makes them.
+            verdicts = await asyncio.gather(
+                c.verify_math("18", "\\boxed{18}"), c.verify_math("18", "\\boxed{17}")
+            )
+            assert [v["outcome"] for v in verdicts] == ["correct", "incorrect"]
+            rollouts = [{"task_id": t, "agent_id": agent["id"], "run": tag, "step": 1,
+                         "response": "\\boxed{18}"} for t in math_tasks]
+            out = await c.submit_rollouts(rollouts, batch_size=2)
+            assert (out["created"], len(out["results"])) == (len(math_tasks), len(math_tasks))
+            s = await c.wait_for_step([agent["name"]], run=tag, step=1, timeout=10)
+            assert s["agents"][0]["rollouts"] == len(math_tasks)
+            seen = [t["id"] async for t in c.iter_tasks(dataset=f"py-{tag}", page_size=1)]
+            assert sorted(seen) == sorted(math_tasks)
+            run = await c.run_code("print(input()[::-1])", stdin="abc")
+            assert run["run_result"]["stdout"] == "cba\n"
+            with pytest.raises(hacrl.NotFound):
+                await c.agent(f"nobody-{tag}")
+
+    asyncio.run(main())

@@ -7,8 +7,41 @@ OpenRLHF.
     agent = c.create_agent("qwen3-1.7b", family="qwen3")
 """
 
-from . import openrlhf, scoring, trl, verl
-from .client import DEFAULT_URL, Client, HacrlError
+from . import errors, openrlhf, scoring, trl, verl
+from .client import DEFAULT_URL, AsyncClient, Client
+from .errors import (
+    Conflict,
+    ConnectionFailed,
+    DatabaseUnavailable,
+    Forbidden,
+    HacrlError,
+    Internal,
+    InvalidRequest,
+    NotFound,
+    RateLimited,
+    SandboxBusy,
+    Unauthenticated,
+)
 
-__all__ = ["Client", "HacrlError", "DEFAULT_URL", "openrlhf", "scoring", "trl", "verl"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "DEFAULT_URL",
+    "Conflict",
+    "ConnectionFailed",
+    "DatabaseUnavailable",
+    "Forbidden",
+    "HacrlError",
+    "Internal",
+    "InvalidRequest",
+    "NotFound",
+    "RateLimited",
+    "SandboxBusy",
+    "Unauthenticated",
+    "errors",
+    "openrlhf",
+    "scoring",
+    "trl",
+    "verl",
+]
 __version__ = "0.1.0"

@@ -26,18 +26,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Literal, Optional, Sequence
 
-import httpx
-
-from .client import Client, HacrlError, jsonable
+from .client import Client, jsonable
+from .errors import HacrlError
 
 OnError = Literal["raise", "none", "zero"]
 ON_ERROR_VALUES = ("raise", "none", "zero")
-
-# Worth another try within the deadline: the service is restarting, its database is away, a
-# proxy in front of it is, or the token is over its rate (429). Another 4xx is the request's
-# fault and would fail again.
-_TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
-
 
 class RewardUnavailable(RuntimeError):
     """The service could not grade a chunk of rows and `on_error="raise"` was chosen."""
@@ -150,7 +143,7 @@ class Grader:
             chunk = rows[start : start + self.batch_size]
             try:
                 answer = self.post([responses[i] for i in chunk], [jsonable(labels[i]) for i in chunk])
-            except (HacrlError, httpx.HTTPError) as e:
+            except HacrlError as e:
                 if self.on_error == "raise":
                     raise RewardUnavailable(
                         f"{self.client.url}/v1/reward could not grade {len(chunk)} rows: {e}"
@@ -186,11 +179,12 @@ class Grader:
             try:
                 return self.client.reward(queries, labels, prompts=prompts)
             except HacrlError as e:
-                if e.status not in _TRANSIENT_STATUSES or time.monotonic() + wait > give_up:
+                # Worth another try within the deadline: no answer (ConnectionFailed), or a
+                # status that says "not now" (errors.RETRY_STATUSES); any other 4xx would fail
+                # again.
+                if not e.transient or time.monotonic() + wait > give_up:
                     raise
-            except httpx.TransportError:
-                if time.monotonic() + wait > give_up:
-                    raise
+                wait = max(wait, e.retry_after or 0.0)
             time.sleep(wait)
             wait = min(wait * 2, 5.0)
 

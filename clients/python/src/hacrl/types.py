@@ -158,6 +158,51 @@ class MathVerdict(TypedDict):
     note: Optional[str]
 
 
+class CaseVerdict(TypedDict, total=False):
+    index: int
+    status: Literal[
+        "passed", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit",
+        "compile_error", "not_run", "internal_error",
+    ]
+    got: str  # what the program printed (truncated)
+    error: str  # the end of stderr, or the exception raised
+
+
+class CodeVerdict(TypedDict):
+    correct: bool
+    reward: float
+    status: str  # passed, failed, compile_error, internal_error, unsupported_language, …
+    message: str
+    language: str
+    extraction: str  # how the program was taken from the response
+    runtime: Optional[str]
+    passed: int
+    total: int
+    cases: List[CaseVerdict]
+    elapsed_seconds: float
+
+
+class CommandRunResult(TypedDict, total=False):
+    status: str  # Finished, Error, TimeLimitExceeded, … (SandboxFusion's names)
+    execution_time: Optional[float]
+    return_code: Optional[int]
+    stdout: Optional[str]
+    stderr: Optional[str]
+
+
+class RunCodeResult(TypedDict, total=False):
+    """SandboxFusion's `/run_code` answer."""
+
+    status: Literal["Success", "Failed", "SandboxError"]
+    message: str
+    compile_result: Optional[CommandRunResult]
+    run_result: Optional[CommandRunResult]
+    executor_pod_name: Optional[str]
+    files: Dict[str, str]
+    sandbox_status: Optional[str]
+    runtime: Optional[str]
+
+
 class RewardResponse(TypedDict):
     rewards: List[float]
     scores: List[float]
