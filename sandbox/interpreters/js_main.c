@@ -82,12 +82,44 @@ static void fail(JSContext *ctx) {
   exit(1);
 }
 
-/* Runs queued promise jobs until none is left. */
+/* Promises rejected with no handler attached yet, with their reasons. */
+static struct rejection { JSValue promise, reason; } *rejections;
+static size_t rejected, rejections_cap;
+
+/* Keeps the list of unhandled rejections current, as QuickJS reports them. */
+static void track_rejection(JSContext *ctx, JSValueConst promise, JSValueConst reason,
+                            bool is_handled, void *opaque) {
+  if (is_handled) {
+    for (size_t i = 0; i < rejected; i++)
+      if (JS_IsSameValue(ctx, rejections[i].promise, promise)) {
+        rejections[i] = rejections[--rejected];
+        return;
+      }
+    return;
+  }
+  if (rejected == rejections_cap) {
+    size_t cap = rejections_cap ? rejections_cap * 2 : 16;
+    struct rejection *bigger = realloc(rejections, cap * sizeof *bigger);
+    if (bigger == NULL) return;
+    rejections = bigger;
+    rejections_cap = cap;
+  }
+  rejections[rejected].promise = JS_DupValue(ctx, promise);
+  rejections[rejected].reason = JS_DupValue(ctx, reason);
+  rejected++;
+}
+
+/* Runs queued promise jobs until none is left; then, like Node, a rejection still without a
+   handler ends the run as an uncaught error. */
 static void run_jobs(JSRuntime *rt, JSContext *ctx) {
   JSContext *job_ctx;
   int r;
   while ((r = JS_ExecutePendingJob(rt, &job_ctx)) != 0)
     if (r < 0) fail(job_ctx);
+  if (rejected > 0) {
+    JS_Throw(ctx, JS_DupValue(ctx, rejections[0].reason));
+    fail(ctx);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -101,6 +133,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   JS_SetMaxStackSize(rt, JS_STACK_BYTES);
+  JS_SetHostPromiseRejectionTracker(rt, track_rejection, NULL);
   js_std_init_handlers(rt);
   JSContext *ctx = JS_NewContext(rt);
   if (ctx == NULL) {

@@ -212,14 +212,23 @@ async fn javascript_errors_and_exit_codes() {
     assert_eq!((out.exit_code, out.stdout.as_str()), (Some(2), "done\n"));
     let out = run(
         Language::JavaScript,
-        "Promise.reject(new Error('async boom'));",
+        "(async () => { console.log('a'); await null; throw new Error('async boom'); })();",
         "",
     )
     .await;
     assert_eq!(
         out.status,
-        Status::Ok,
-        "an unhandled rejection only warns here: {out:?}"
+        Status::RuntimeError,
+        "an unhandled rejection fails, as in Node: {out:?}"
+    );
+    assert!(out.stderr.contains("async boom"), "{}", out.stderr);
+    assert_eq!(out.stdout, "a\n");
+    let handled = "const p = Promise.reject(new Error('x'));\nsetTimeout(() => {}, 0);\np.catch(() => console.log('caught'));";
+    let out = run(Language::JavaScript, handled, "").await;
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (Status::Ok, "caught\n"),
+        "{out:?}"
     );
     let out = run(Language::JavaScript, "require('child_process')", "").await;
     assert_eq!(out.status, Status::RuntimeError);
