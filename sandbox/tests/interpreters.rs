@@ -114,6 +114,52 @@ async fn lua_protected_calls_nest_to_a_bound() {
     assert_eq!(run(Language::Lua, "print(1)", "").await.stdout, "1\n");
 }
 
+/// Every run may nest to the bound at once: the engine's pool holds a fiber stack per nested
+/// protected call of every admitted run, so concurrent deep runs all finish.
+#[tokio::test]
+async fn concurrent_runs_nesting_to_the_bound_all_finish() {
+    if !installed(Language::Lua) {
+        return;
+    }
+    // Seven pcalls inside the main chunk's protected call, then busy work while all are open.
+    let src = "local function f(n) if n == 0 then local s = 0 for i = 1, 3000000 do s = s + i end return s end\n\
+        return select(2, pcall(f, n - 1)) end\nprint(f(7))";
+    let runs: Vec<_> = (0..48)
+        .map(|_| {
+            SANDBOX.run(Program {
+                language: Language::Lua,
+                source: src.into(),
+                // Long enough for 48 runs time-sliced on the test machine's cores.
+                limits: Some(Limits {
+                    wall_time: Duration::from_secs(30),
+                    ..tight()
+                }),
+                ..Program::default()
+            })
+        })
+        .collect();
+    for out in futures_join(runs).await {
+        let out = out.expect("program accepted");
+        assert_eq!(out.status, Status::Ok, "{out:?}");
+        assert_eq!(out.stdout, "4500001500000\n");
+    }
+}
+
+/// Awaits all `futures` concurrently.
+async fn futures_join<T: Send + 'static, F: std::future::Future<Output = T> + Send + 'static>(
+    futures: Vec<F>,
+) -> Vec<T> {
+    let mut set = tokio::task::JoinSet::new();
+    for f in futures {
+        set.spawn(f);
+    }
+    let mut all = Vec::new();
+    while let Some(out) = set.join_next().await {
+        all.push(out.unwrap());
+    }
+    all
+}
+
 #[tokio::test]
 async fn sql_runs_a_script_on_an_empty_in_memory_database() {
     if !installed(Language::Sql) {
