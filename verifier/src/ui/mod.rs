@@ -281,11 +281,16 @@ async fn step(
         )));
     }
     let (previous, next) = dashboard::neighbours(&s.db, run.as_str(), step.get()).await?;
+    let groups = responses::groups(&rows);
+    let complementary = groups
+        .iter()
+        .filter(|g| !g.complementary.is_empty())
+        .count();
     render(
         "step.html",
         context! {
             run => run.as_str(), step => step.get(), previous, next, rollouts => rows.len(),
-            groups => Serde(responses::groups(&rows)),
+            complementary, groups => Serde(groups),
         },
     )
 }

@@ -2,6 +2,8 @@
 //! reward and log-probs, and the verdict's public view only, so no gold answer, reference
 //! program or expected output reaches a page.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
@@ -88,6 +90,9 @@ pub struct Group {
     pub rollouts: Vec<Shown>,
     /// Mean reward over them.
     pub mean_reward: String,
+    /// When the task is complementary (one agent failed every scored sample while another
+    /// solved one; the `complementary_prompts` view's rows): per such pair, what happened.
+    pub complementary: Vec<String>,
 }
 
 /// Groups `rows` (ordered by task) into one [`Group`] per task.
@@ -102,6 +107,7 @@ pub fn groups(rows: &[ListedRollout]) -> Vec<Group> {
                 prompt: r.prompt.clone(),
                 rollouts: Vec::new(),
                 mean_reward: String::new(),
+                complementary: Vec::new(),
             });
             sums.push(0.0);
         }
@@ -111,8 +117,29 @@ pub fn groups(rows: &[ListedRollout]) -> Vec<Group> {
     }
     for (g, sum) in out.iter_mut().zip(sums) {
         g.mean_reward = number(sum / g.rollouts.len() as f64);
+        g.complementary = complementary(&g.rollouts);
     }
     out
+}
+
+/// The (failed, solving) agent pairs of one task's rollouts, as the `complementary_prompts` view
+/// defines them: judge errors do not count as samples.
+fn complementary(rollouts: &[Shown]) -> Vec<String> {
+    let mut by_agent: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for r in rollouts.iter().filter(|r| !r.judge_error) {
+        let (samples, solved) = by_agent.entry(&r.agent).or_default();
+        *samples += 1;
+        *solved += usize::from(r.correct);
+    }
+    let failed = by_agent.iter().filter(|(_, (_, solved))| *solved == 0);
+    failed
+        .flat_map(|(f, (n, _))| {
+            by_agent
+                .iter()
+                .filter(|(_, (_, solved))| *solved > 0)
+                .map(move |(s, (m, k))| format!("{f} failed all {n}; {s} solved {k} of {m}"))
+        })
+        .collect()
 }
 
 /// What the verdict says about the response, from its public view.
@@ -209,5 +236,29 @@ mod tests {
             g[0].rollouts[0].numbers,
             "tokens 3 · logprob mean -0.500 · sum – · policy v2"
         );
+    }
+
+    #[test]
+    fn a_task_is_complementary_when_one_agent_failed_every_scored_sample_and_another_solved_one() {
+        let t = Uuid::new_v4();
+        let mut judge_error = listed(t, "c", 0.0, json!({}));
+        judge_error.status = "judge_error".into();
+        let rows = vec![
+            listed(t, "a", 0.0, json!({})),
+            listed(t, "a", 0.0, json!({})),
+            listed(t, "b", 1.0, json!({})),
+            listed(t, "b", 0.0, json!({})),
+            judge_error,
+        ];
+        assert_eq!(
+            groups(&rows)[0].complementary,
+            ["a failed all 2; b solved 1 of 2"],
+            "a judge error is no failed sample"
+        );
+        let all_failed = vec![
+            listed(t, "a", 0.0, json!({})),
+            listed(t, "b", 0.0, json!({})),
+        ];
+        assert!(groups(&all_failed)[0].complementary.is_empty());
     }
 }

@@ -128,3 +128,48 @@ async fn capability_and_groups_match_hand_computed_values() {
         "a solved both tasks at some step: {solved_by_b_only:?}"
     );
 }
+
+#[tokio::test]
+async fn the_step_page_marks_the_complementary_tasks_the_sql_view_lists() {
+    let s = TestService::start().await;
+    let tasks = math_tasks(&s, 2).await;
+    let (a, b) = (s.agent("comp-a").await, s.agent("comp-b").await);
+    // Task 0 (answer 0): a fails both samples, b solves one of two. Task 1: both solve it.
+    let batch = json!({"rollouts": [
+        rollout(&uuid(), &tasks[0], &a, 3, "\\boxed{5}"),
+        rollout(&uuid(), &tasks[0], &a, 3, "\\boxed{6}"),
+        rollout(&uuid(), &tasks[0], &b, 3, "\\boxed{0}"),
+        rollout(&uuid(), &tasks[0], &b, 3, "\\boxed{9}"),
+        rollout(&uuid(), &tasks[1], &a, 3, "\\boxed{1}"),
+        rollout(&uuid(), &tasks[1], &b, 3, "\\boxed{1}"),
+    ]});
+    let (status, body) = s.post("/v1/rollouts", &batch).await;
+    assert_eq!(status, 200, "{body}");
+    let in_view: i64 = sqlx::query_scalar(
+        "select count(distinct task_id) from complementary_prompts \
+         where run = 'default' and step = 3",
+    )
+    .fetch_one(&s.db)
+    .await
+    .unwrap();
+    assert_eq!(in_view, 1);
+    let html = s
+        .http
+        .get(format!("{}/ui/runs/default/steps/3", s.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains(&format!(r#"<span id="complementary">{in_view}</span>"#)),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches(r#"<div class="complementary">complementary: comp-a failed all 2; comp-b solved 1 of 2</div>"#)
+            .count(),
+        1,
+        "{html}"
+    );
+}
