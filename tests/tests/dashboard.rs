@@ -270,7 +270,8 @@ impl Seeded {
             let mut extra = json!({
                 "capability": 0.1 * step as f64 + a as f64 * 0.05,
                 "omega_source_over_learner": { other: 1.0 + 0.1 * step as f64 },
-                "clip_own": 0.2, "clip_cross": 0.5, "entropy": 1.5,
+                "clip_own": 0.2, "clip_cross": 0.5, "entropy": 1.5, "cross_inside": 0.4,
+                "cross_ratio_quantiles": { other: [0.6, 0.7, 0.85, 0.95, 1.05] },
             });
             if step % 3 == 0 {
                 extra["eval_accuracy"] = json!(0.3 + 0.01 * step as f64);
@@ -348,6 +349,7 @@ async fn dashboard_pages_render_in_a_real_browser() {
         "capability",
         "clip_own",
         "clip_cross",
+        "cross_inside",
         "kl",
         "grad_norm",
         "loss",
@@ -356,6 +358,10 @@ async fn dashboard_pages_render_in_a_real_browser() {
     ] {
         assert_eq!(chart(&page, metric), per_agent(steps), "{metric}");
     }
+    // The cross ratio: 10%, median and 90% of each source under each learner, every step.
+    let ratio = chart(&page, "cross_ratio");
+    assert_eq!(ratio.len(), 3 * AGENTS.len(), "{ratio:?}");
+    assert!(ratio.iter().all(|(_, n)| *n == steps), "{ratio:?}");
     // eval_accuracy only in steps 0 and 3.
     assert_eq!(chart(&page, "eval_accuracy"), per_agent(2));
     // ω: one line per (source → learner) pair.

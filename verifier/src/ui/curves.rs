@@ -23,6 +23,12 @@ pub enum Metric {
     ClipOwn,
     /// Cross sequences outside the cross-agent window (`extra.clip_cross`).
     ClipCross,
+    /// Cross sequences whose ratio s lies in the window [lower_m, 1], the ones that carry
+    /// gradient (`extra.cross_inside`).
+    CrossInside,
+    /// The cross ratio s of each source's responses under each learner: 10%, median and 90%
+    /// per step (`extra.cross_ratio_quantiles`), to read against the window [lower_m, 1].
+    CrossRatio,
     /// KL to the reference policy.
     Kl,
     /// Gradient norm before clipping.
@@ -37,13 +43,15 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in page order.
-    pub const ALL: [Metric; 11] = [
+    pub const ALL: [Metric; 13] = [
         Metric::Accuracy,
         Metric::EvalAccuracy,
         Metric::Capability,
         Metric::Omega,
         Metric::ClipOwn,
         Metric::ClipCross,
+        Metric::CrossInside,
+        Metric::CrossRatio,
         Metric::Kl,
         Metric::GradNorm,
         Metric::Loss,
@@ -60,6 +68,8 @@ impl Metric {
             Metric::Omega => "omega",
             Metric::ClipOwn => "clip_own",
             Metric::ClipCross => "clip_cross",
+            Metric::CrossInside => "cross_inside",
+            Metric::CrossRatio => "cross_ratio",
             Metric::Kl => "kl",
             Metric::GradNorm => "grad_norm",
             Metric::Loss => "loss",
@@ -77,6 +87,10 @@ impl Metric {
             Metric::Omega => "ω (source → learner)",
             Metric::ClipOwn => "Clip fraction, own",
             Metric::ClipCross => "Clip fraction, cross",
+            Metric::CrossInside => "Cross samples with s in [lower_m, 1] (carrying gradient)",
+            Metric::CrossRatio => {
+                "Cross ratio s, source → learner: 10% / median / 90% (window [lower_m, 1])"
+            }
             Metric::Kl => "KL to reference",
             Metric::GradNorm => "Gradient norm",
             Metric::Loss => "Loss",
@@ -94,6 +108,7 @@ impl Metric {
                 | Metric::Capability
                 | Metric::ClipOwn
                 | Metric::ClipCross
+                | Metric::CrossInside
         )
     }
 
@@ -104,6 +119,7 @@ impl Metric {
             Metric::Capability => Some("capability"),
             Metric::ClipOwn => Some("clip_own"),
             Metric::ClipCross => Some("clip_cross"),
+            Metric::CrossInside => Some("cross_inside"),
             Metric::Entropy => Some("entropy"),
             _ => None,
         }
@@ -143,10 +159,25 @@ impl Metric {
                     }
                 }
             }
+            Metric::CrossRatio => {
+                for m in metrics {
+                    let Some(Value::Object(q)) = m.extra.get("cross_ratio_quantiles") else {
+                        continue;
+                    };
+                    for (source, qs) in q {
+                        // Stored as the 10/25/50/75/90% quantiles.
+                        for (at, name) in [(0, "10%"), (2, "median"), (4, "90%")] {
+                            let v = qs.get(at).and_then(Value::as_f64);
+                            add(&format!("{source} → {} {name}", m.agent), m.step, v);
+                        }
+                    }
+                }
+            }
             Metric::EvalAccuracy
             | Metric::Capability
             | Metric::ClipOwn
             | Metric::ClipCross
+            | Metric::CrossInside
             | Metric::Entropy => {
                 let key = self.extra_key().expect("stored in extra");
                 for m in metrics {
@@ -206,7 +237,9 @@ mod tests {
             row(
                 "a",
                 1,
-                json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0}}),
+                json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0},
+                "cross_inside": 0.25,
+                "cross_ratio_quantiles": {"b": [0.5, 0.7, 0.8, 0.95, 1.1]}}),
             ),
             row(
                 "b",
@@ -226,6 +259,11 @@ mod tests {
         assert_eq!(omega[1].points, vec![(0, 1.5), (1, 2.0)]);
         assert!(s(Metric::ClipOwn).is_empty(), "a non-number is no value");
         assert!(s(Metric::Kl).is_empty());
+        let ratio = s(Metric::CrossRatio);
+        let labels: Vec<&str> = ratio.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["b → a 10%", "b → a 90%", "b → a median"]);
+        assert_eq!(ratio[2].points, vec![(1, 0.8)]);
+        assert_eq!(s(Metric::CrossInside)[0].points, vec![(1, 0.25)]);
         assert_eq!(charts(&accuracy, &metrics).len(), Metric::ALL.len());
     }
 }
