@@ -40,19 +40,34 @@ pub struct CodeReference {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "positive_ms"
+        deserialize_with = "positive"
     )]
     #[schema(value_type = Option<u64>, minimum = 1)]
     pub time_limit_ms: Option<NonZeroU64>,
+    /// A deterministic CPU budget per program run, in wasm fuel (about one unit per
+    /// instruction). With it the verdict does not depend on load or on the machine: a run that
+    /// uses it up is a `timeout`, and the wall clock only guards the service, at
+    /// [`FUEL_WALL_GUARD`] times its `--sandbox-time-limit-ms` (`time_limit_ms` is then unused).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "positive"
+    )]
+    #[schema(value_type = Option<u64>, minimum = 1)]
+    pub fuel_limit: Option<NonZeroU64>,
 }
 
+/// How many times the service's wall-clock limit a fuel-budgeted run may take: load may slow it
+/// that much before the clock, not its budget, ends it.
+pub const FUEL_WALL_GUARD: u32 = 10;
+
 /// A positive integer (`5000` or `5000.0`, as JSON Schema reads integers), or null.
-fn positive_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D::Error> {
+fn positive<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D::Error> {
     match wire::integer::optional::<D, u64>(d)? {
         None => Ok(None),
-        Some(ms) => NonZeroU64::new(ms)
+        Some(n) => NonZeroU64::new(n)
             .map(Some)
-            .ok_or_else(|| serde::de::Error::custom("time_limit_ms must be at least 1")),
+            .ok_or_else(|| serde::de::Error::custom("must be at least 1")),
     }
 }
 
@@ -215,6 +230,8 @@ fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
 pub struct Judge {
     sandbox: Arc<Sandbox>,
     limits: Limits,
+    /// Whether the sandbox meters fuel (a `fuel_limit` needs it).
+    fuel: bool,
 }
 
 impl Judge {
@@ -229,6 +246,7 @@ impl Judge {
         Ok(Self {
             sandbox,
             limits: config.limits(),
+            fuel: config.fuel,
         })
     }
 
@@ -291,8 +309,24 @@ impl Judge {
         };
         let (code, extraction) = extract::program(response, language);
         let mut limits = self.limits.clone();
-        if let Some(ms) = reference.time_limit_ms {
-            limits.wall_time = limits.wall_time.min(Duration::from_millis(ms.get()));
+        match (reference.fuel_limit, reference.time_limit_ms) {
+            (Some(_), _) if !self.fuel => {
+                return CodeVerdict::not_judged(
+                    Unjudged::InvalidReference(
+                        "fuel_limit: this service does not meter fuel (--sandbox-fuel)".into(),
+                    ),
+                    language.as_str(),
+                    extraction,
+                );
+            }
+            (Some(fuel), _) => {
+                limits.fuel = Some(fuel.get());
+                limits.wall_time *= FUEL_WALL_GUARD;
+            }
+            (None, Some(ms)) => {
+                limits.wall_time = limits.wall_time.min(Duration::from_millis(ms.get()));
+            }
+            (None, None) => {}
         }
         if !self.sandbox.supports(language) {
             return CodeVerdict::not_judged(

@@ -196,6 +196,7 @@ fn stdio_cases(m: &serde_json::Map<String, Value>) -> Result<CodeReference, Stri
         scoring: Scoring::AllOrNothing,
         canonical_solution: None,
         time_limit_ms: None,
+        fuel_limit: None,
     })
 }
 
