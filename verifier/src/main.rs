@@ -197,6 +197,13 @@ struct SandboxArgs {
     /// Maximum number of programs running at once (default: number of cores).
     #[arg(long, env = "VERIFIER_SANDBOX_CONCURRENCY")]
     sandbox_concurrency: Option<usize>,
+    /// Most runs admitted side by side, time-sliced on those threads (default: 128).
+    #[arg(long, env = "VERIFIER_SANDBOX_MAX_RUNS")]
+    sandbox_max_runs: Option<usize>,
+    /// Linear memory all admitted runs may hold together, in MiB (default: half the machine's
+    /// memory); a run waits for room, and one that cannot start within 8 s gets a 504.
+    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_BUDGET_MB")]
+    sandbox_memory_budget_mb: Option<u64>,
     /// Wall-clock limit per program run, in milliseconds.
     #[arg(long, env = "VERIFIER_SANDBOX_TIME_LIMIT_MS", default_value_t = JudgeConfig::default().time_limit_ms)]
     sandbox_time_limit_ms: u64,
@@ -225,6 +232,8 @@ impl SandboxArgs {
     fn judge(&self) -> JudgeConfig {
         JudgeConfig {
             concurrency: self.sandbox_concurrency,
+            max_runs: self.sandbox_max_runs,
+            memory_budget_mb: self.sandbox_memory_budget_mb,
             time_limit_ms: self.sandbox_time_limit_ms,
             memory_mb: self.sandbox_memory_mb,
             fuel: self.sandbox_fuel,

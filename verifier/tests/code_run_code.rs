@@ -228,3 +228,56 @@ async fn hostile_programs_are_contained_while_the_service_keeps_answering() {
     .await;
     assert_eq!(v["run_result"]["stdout"], "45\n", "{v}");
 }
+
+/// A run the sandbox cannot admit in time is answered 504 with `Retry-After` — the status verl's
+/// SandboxFusion client retries — not left to hang until the client's own timeout.
+#[tokio::test]
+async fn a_run_that_cannot_be_admitted_in_time_gets_504_with_retry_after() {
+    let s = TestService::start_with_sandbox(verifier::code::JudgeConfig {
+        max_runs: Some(1),
+        ..verifier::code::JudgeConfig::default()
+    })
+    .await;
+    // One loop takes the only run slot for 15 s.
+    let hog = {
+        let (url, http) = (s.url.clone(), s.http.clone());
+        tokio::spawn(async move {
+            let body = json!({"code": "while True:\n    pass\n", "language": "python",
+                              "run_timeout": 15});
+            http.post(format!("{url}/run_code"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+        })
+    };
+    let mut answer = None;
+    for _ in 0..50 {
+        let r = s
+            .http
+            .post(format!("{}/run_code", s.url))
+            .json(&json!({"code": "print(1)", "language": "python"}))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let retry = r
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_string());
+        let body: Value = r.json().await.unwrap();
+        // Until the loop holds the slot, print(1) may still get it.
+        if status != 200 {
+            answer = Some((status, retry, body));
+            break;
+        }
+    }
+    hog.abort();
+    let (status, retry, body) = answer.expect("print(1) always got the slot the loop holds");
+    assert_eq!(status, 504, "{body}");
+    assert_eq!(body["error"]["code"], "sandbox_busy", "{body}");
+    let wait: u64 = retry.expect("Retry-After").parse().unwrap();
+    assert!(wait >= 1, "Retry-After {wait}");
+    // The service itself stays responsive meanwhile.
+    assert_eq!(s.get("/healthz").await.0, 200);
+}

@@ -138,6 +138,10 @@ pub enum Scoring {
 pub struct JudgeConfig {
     /// Most programs running at once (`None`: the number of cores).
     pub concurrency: Option<usize>,
+    /// Most runs admitted side by side (`None`: the sandbox's default, 128).
+    pub max_runs: Option<usize>,
+    /// Linear memory all admitted runs may hold together, in MiB (`None`: half the machine's).
+    pub memory_budget_mb: Option<u64>,
     /// Wall-clock limit per program run, in milliseconds.
     pub time_limit_ms: u64,
     /// Linear-memory limit per program run, in MiB.
@@ -156,6 +160,8 @@ impl Default for JudgeConfig {
     fn default() -> Self {
         Self {
             concurrency: None,
+            max_runs: None,
+            memory_budget_mb: None,
             time_limit_ms: 10_000,
             memory_mb: 512,
             fuel: true,
@@ -172,6 +178,12 @@ impl JudgeConfig {
         let mut config = sandbox::Config::default();
         if let Some(n) = self.concurrency {
             config.concurrency = n;
+        }
+        if let Some(n) = self.max_runs {
+            config.max_runs = n;
+        }
+        if let Some(mb) = self.memory_budget_mb {
+            config.memory_budget_bytes = mb << 20;
         }
         if let Some(dir) = &self.runtime_dir {
             config.runtime_dir = dir.clone();
@@ -242,6 +254,12 @@ impl Judge {
             "--sandbox-time-limit-ms must be positive"
         );
         anyhow::ensure!(config.memory_mb > 0, "--sandbox-memory-mb must be positive");
+        anyhow::ensure!(
+            config
+                .memory_budget_mb
+                .is_none_or(|b| b >= config.memory_mb),
+            "--sandbox-memory-budget-mb must hold at least one run's --sandbox-memory-mb"
+        );
         let sandbox = shared_sandbox(config.sandbox())?;
         Ok(Self {
             sandbox,
