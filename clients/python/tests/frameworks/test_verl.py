@@ -129,3 +129,29 @@ def test_an_unreadable_ground_truth_follows_the_failure_policy(url, monkeypatch,
     monkeypatch.setenv("HACRL_ON_ERROR", "raise")
     with pytest.raises(hacrl.scoring.RewardUnavailable, match="labels\\[0\\]"):
         scores(load_reward_manager(config(*path), tokenizer), data)
+
+
+# One accepted and one rejected program per language the sandbox runs as an interpreter, under
+# SandboxFusion's names, through verl's own SandboxFusion client (`check_correctness`).
+LANGUAGE_CASES = {
+    "lua": ('local a, b = io.read("n", "n")\nprint(a + b)\n',
+            'local a, b = io.read("n", "n")\nprint(a - b)\n', "2 3\n", "5\n"),
+    "nodejs": ("const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+               "console.log(a + b);\n",
+               "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+               "console.log(a - b);\n", "2 3\n", "5\n"),
+    "sql": ("select 2 + 3;\n", "select 2 * 3;\n", "", "5\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGE_CASES))
+def test_verls_own_sandbox_client_judges_the_interpreted_languages(token_url, language):
+    from verl.utils.reward_score.sandbox_fusion.utils import check_correctness
+
+    right, wrong, stdin, stdout = LANGUAGE_CASES[language]
+    in_outs = {"inputs": [stdin], "outputs": [stdout]}
+    url = f"{token_url}/run_code"
+    ok, meta = check_correctness(url, in_outs, right, timeout=10, language=language)
+    assert ok == [True], meta
+    bad, meta = check_correctness(url, in_outs, wrong, timeout=10, language=language)
+    assert bad == [False], meta
