@@ -108,14 +108,14 @@ impl Report {
                 Spread::of(&a.endpoints(k, e).iter().map(|x| x.1).collect::<Vec<_>>()).mean
             };
             out += &format!(
-                "| {agent} | {} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {} |\n",
+                "| {agent} | {} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {} | {} | {:.3} / {:.3} | {:.3} / {:.3} | {} |\n",
                 q.diffs.len(),
                 q.spread.mean,
                 q.spread.sd,
                 q.ci95.0,
                 q.ci95.1,
-                q.p,
-                adjusted.next().unwrap_or(f64::NAN),
+                p_value(q.p),
+                p_value(adjusted.next().unwrap_or(f64::NAN)),
                 mean(arm, Endpoint::Final),
                 mean(base, Endpoint::Final),
                 mean(arm, Endpoint::Best),
@@ -152,13 +152,13 @@ impl Report {
                     continue;
                 };
                 out += &format!(
-                    "| {main} − {} | {agent} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {} |\n",
+                    "| {main} − {} | {agent} | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {} | {} |\n",
                     base.arm,
                     q.spread.mean,
                     q.spread.sd,
                     q.ci95.0,
                     q.ci95.1,
-                    q.p,
+                    p_value(q.p),
                     per_seed(&q)
                 );
             }
@@ -264,6 +264,16 @@ fn tuning_table(t: &Tuning, agents: &[String]) -> String {
     out
 }
 
+/// A p value as the tables show it: three decimals, or two significant digits below 0.001 (where
+/// three decimals would print a misleading 0.000).
+fn p_value(p: f64) -> String {
+    if p < 1e-3 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::report;
@@ -316,11 +326,20 @@ mod tests {
         let adj = holm(&[small.p, big.p]);
         assert!(adj[0] >= small.p && adj[1] >= big.p);
         let row = format!(
-            "| small | 4 | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {:.3} | {:.3} |",
-            small.spread.mean, small.spread.sd, small.ci95.0, small.ci95.1, small.p, adj[0]
+            "| small | 4 | {:+.3} ± {:.3} | [{:+.3}, {:+.3}] | {} | {} |",
+            small.spread.mean,
+            small.spread.sd,
+            small.ci95.0,
+            small.ci95.1,
+            p_value(small.p),
+            p_value(adj[0])
         );
         assert!(t.contains(&row), "{row}\n{t}");
         assert!(t.contains("Holm-adjusted over the 2 agents"), "{t}");
+        assert_eq!(
+            (p_value(0.0123), p_value(0.00029)),
+            ("0.012".into(), "2.9e-4".into())
+        );
         // The baseline of the primary is not repeated among the secondary comparisons.
         assert!(!t.contains("| hacpo − gspo |"), "{t}");
     }
