@@ -95,3 +95,27 @@ async fn a_fuel_limit_must_be_a_positive_integer() {
         );
     }
 }
+
+#[tokio::test]
+async fn run_code_takes_a_fuel_budget_as_an_opt_in_field() {
+    let s = TestService::start().await;
+    let run = |fuel: Value| json!({"code": PROGRAM, "language": "python", "run_timeout": 10, "fuel_limit": fuel});
+    let (status, v) = s.post("/run_code", &run(json!(1_000_000))).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["run_result"]["status"], "TimeLimitExceeded", "{v}");
+    let (status, v) = s.post("/run_code", &run(json!(1u64 << 40))).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (&v["status"], &v["run_result"]["stdout"]),
+        (&json!("Success"), &json!("4499998500000\n")),
+        "{v}"
+    );
+    for bad in [json!(0), json!("lots"), json!(1.5)] {
+        let (status, err) = s.post("/run_code", &run(bad.clone())).await;
+        assert_eq!(
+            (status, err["error"]["field"].as_str()),
+            (422, Some("fuel_limit")),
+            "{bad}: {err}"
+        );
+    }
+}

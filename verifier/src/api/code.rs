@@ -62,6 +62,10 @@ pub async fn run_code(
     ApiJson(req): ApiJson<RunCodeRequest>,
 ) -> Result<Json<RunCodeResponse>, Response> {
     let judge = s.scorer.code();
+    if req.fuel_limit.is_some() && !judge.sandbox().config().fuel {
+        let why = "this service does not meter fuel (--sandbox-fuel false)";
+        return Err(ApiError::invalid("fuel_limit", why).into_response());
+    }
     let defaults = &judge.sandbox().config().default_limits;
     let RunCode {
         program,

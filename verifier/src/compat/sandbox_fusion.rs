@@ -15,15 +15,16 @@ use utoipa::ToSchema;
 use crate::error::Refusal;
 use crate::ingest::check_size;
 
-/// SandboxFusion's `RunCodeRequest` (Python, C and C++ are supported here).
+/// SandboxFusion's `RunCodeRequest` (Python, C, C++, Lua, SQL and JavaScript are supported here).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RunCodeRequest {
     /// Source code.
     pub code: String,
-    /// `python`, `cpp` or `c`, or an alias (`python3`, `py`, `c++`, `cxx`, `cc`); case and
-    /// surrounding white space are ignored.
+    /// `python`, `cpp`, `c`, `lua`, `sql` or `nodejs`, or an alias (`python3`, `py`, `c++`,
+    /// `cxx`, `cc`, `sqlite`, `sqlite3`, `node`, `javascript`, `js`); case and surrounding white
+    /// space are ignored.
     #[schema(
-        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc])\s*$"
+        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc]|[Ll][Uu][Aa]|[Ss][Qq][Ll]|[Ss][Qq][Ll][Ii][Tt][Ee]3?|[Nn][Oo][Dd][Ee][Jj][Ss]|[Nn][Oo][Dd][Ee]|[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Jj][Ss])\s*$"
     )]
     pub language: String,
     /// Compile timeout in seconds (C/C++), 0.001–600.
@@ -55,6 +56,12 @@ pub struct RunCodeRequest {
     #[serde(default)]
     #[schema(schema_with = fetch_files_schema)]
     pub fetch_files: Vec<String>,
+    /// Not SandboxFusion's: a deterministic CPU budget in wasm fuel (about one unit per
+    /// instruction), as a code reference's `fuel_limit`. Running out is `TimeLimitExceeded`
+    /// whatever the load; `run_timeout` then only guards the service, at ten times its value.
+    #[serde(default, deserialize_with = "wire::integer::optional")]
+    #[schema(value_type = Option<u64>, minimum = 1)]
+    pub fuel_limit: Option<u64>,
 }
 
 /// A path in the run's working directory, as [`working_path`] takes it: optional leading `./`,
@@ -224,6 +231,19 @@ impl RunCode {
         })?;
         let mut limits = defaults.clone();
         limits.wall_time = seconds("run_timeout", req.run_timeout)?;
+        match req.fuel_limit {
+            Some(0) => {
+                return Err(Refusal::invalid(
+                    "fuel_limit",
+                    "fuel_limit must be at least 1",
+                ));
+            }
+            Some(fuel) => {
+                limits.fuel = Some(fuel);
+                limits.wall_time *= crate::code::FUEL_WALL_GUARD;
+            }
+            None => {}
+        }
         limits.compile_time = seconds("compile_timeout", req.compile_timeout)?;
         match req.memory_limit_mb {
             -1 => {}
