@@ -76,7 +76,7 @@ async fn a_fuel_budget_gives_the_same_verdict_alone_and_beside_a_hundred_infinit
 #[tokio::test]
 async fn a_fuel_limit_must_be_a_positive_integer() {
     let s = TestService::start().await;
-    for bad in [json!(0), json!(-5), json!("lots")] {
+    for bad in [json!(0), json!(-5), json!("lots"), json!(1u64 << 63)] {
         let mut r = reference(1);
         r["fuel_limit"] = bad.clone();
         let (status, err) = s
@@ -110,7 +110,7 @@ async fn run_code_takes_a_fuel_budget_as_an_opt_in_field() {
         (&json!("Success"), &json!("4499998500000\n")),
         "{v}"
     );
-    for bad in [json!(0), json!("lots"), json!(1.5)] {
+    for bad in [json!(0), json!("lots"), json!(1.5), json!(1u64 << 63)] {
         let (status, err) = s.post("/run_code", &run(bad.clone())).await;
         assert_eq!(
             (status, err["error"]["field"].as_str()),

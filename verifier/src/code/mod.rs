@@ -51,10 +51,24 @@ pub struct CodeReference {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "positive"
+        deserialize_with = "fuel"
     )]
-    #[schema(value_type = Option<u64>, minimum = 1)]
+    #[schema(value_type = Option<u64>, minimum = 1, maximum = 1e15)]
     pub fuel_limit: Option<NonZeroU64>,
+}
+
+/// The largest fuel budget a run may ask for (about days of CPU): JSON Schema's integers stop
+/// at 2^63, so the documented range does too, well below it.
+pub const MAX_FUEL: u64 = 1_000_000_000_000_000;
+
+/// A fuel budget in 1..=[`MAX_FUEL`], or null.
+fn fuel<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D::Error> {
+    match positive(d)? {
+        Some(n) if n.get() > MAX_FUEL => Err(serde::de::Error::custom(format!(
+            "must be at most {MAX_FUEL}"
+        ))),
+        n => Ok(n),
+    }
 }
 
 /// How many times the service's wall-clock limit a fuel-budgeted run may take: load may slow it

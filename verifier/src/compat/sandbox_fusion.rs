@@ -12,6 +12,7 @@ use sandbox::{Language, Limits, Outcome, Program, ProgramFile, Status};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::code::{FUEL_WALL_GUARD, MAX_FUEL};
 use crate::error::Refusal;
 use crate::ingest::check_size;
 
@@ -60,7 +61,7 @@ pub struct RunCodeRequest {
     /// instruction), as a code reference's `fuel_limit`. Running out is `TimeLimitExceeded`
     /// whatever the load; `run_timeout` then only guards the service, at ten times its value.
     #[serde(default, deserialize_with = "wire::integer::optional")]
-    #[schema(value_type = Option<u64>, minimum = 1)]
+    #[schema(value_type = Option<u64>, minimum = 1, maximum = 1e15)]
     pub fuel_limit: Option<u64>,
 }
 
@@ -232,15 +233,15 @@ impl RunCode {
         let mut limits = defaults.clone();
         limits.wall_time = seconds("run_timeout", req.run_timeout)?;
         match req.fuel_limit {
-            Some(0) => {
+            Some(fuel) if fuel == 0 || fuel > MAX_FUEL => {
                 return Err(Refusal::invalid(
                     "fuel_limit",
-                    "fuel_limit must be at least 1",
+                    format!("fuel_limit must be in 1..={MAX_FUEL}"),
                 ));
             }
             Some(fuel) => {
                 limits.fuel = Some(fuel);
-                limits.wall_time *= crate::code::FUEL_WALL_GUARD;
+                limits.wall_time *= FUEL_WALL_GUARD;
             }
             None => {}
         }
