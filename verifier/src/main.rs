@@ -300,7 +300,13 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         .map(str::trim)
         .filter(|t| !t.is_empty())
     {
-        store_admin_token(&db, text).await?;
+        let token = Token::parse(text).context(
+            "--admin-token (VERIFIER_ADMIN_TOKEN) is not a token: make one with `verifier token generate`",
+        )?;
+        let created = manage::store_admin(&db, &token).await.context(
+            "storing --admin-token (another token is named `admin`: revoke it to replace it)",
+        )?;
+        tracing::info!(token = %token.id, ?created, "admin token from --admin-token");
     }
     // Before the sandbox starts: a refusal should come at once.
     let auth = auth_mode(&a, &db).await?;
@@ -324,24 +330,6 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         .await?;
     tracing::info!("verifier stopped");
     Ok(ExitCode::SUCCESS)
-}
-
-/// Stores `--admin-token` as the token `admin` (unchanged when it is stored already).
-async fn store_admin_token(db: &sqlx::PgPool, text: &str) -> anyhow::Result<()> {
-    let token = Token::parse(text)
-        .context("--admin-token (VERIFIER_ADMIN_TOKEN) is not a token: make one with `verifier token generate`")?;
-    let spec = manage::TokenSpec {
-        name: "admin".into(),
-        scopes: vec![Scope::Admin],
-        agent: None,
-        expires_at: None,
-        quota: Quota::default(),
-    };
-    let created = manage::create(db, &spec, &token).await.context(
-        "storing --admin-token (another token is named `admin`: revoke it to replace it)",
-    )?;
-    tracing::info!(token = %token.id, ?created, "admin token from --admin-token");
-    Ok(())
 }
 
 /// Decides whether the service asks for tokens, and says so in the log.

@@ -89,6 +89,19 @@ pub async fn create(db: &PgPool, spec: &TokenSpec, token: &Token) -> Result<Crea
     }
 }
 
+/// Stores `token` as `admin` (every scope, no expiry, the service's default limits): the first
+/// token a deployment gives the stack from a secret (`verifier serve --admin-token`).
+pub async fn store_admin(db: &PgPool, token: &Token) -> Result<Created, TokenError> {
+    let spec = TokenSpec {
+        name: "admin".into(),
+        scopes: vec![Scope::Admin],
+        agent: None,
+        expires_at: None,
+        quota: Quota::default(),
+    };
+    create(db, &spec, token).await
+}
+
 /// A stored token's own limits.
 pub fn quota_of(row: &TokenRow) -> Quota {
     let count = |n: Option<i32>| n.and_then(|n| u32::try_from(n).ok());

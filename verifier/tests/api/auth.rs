@@ -457,11 +457,26 @@ async fn post(
     token: &str,
     body: &Value,
 ) -> (u16, Option<String>, Value) {
-    let r = s
-        .http
-        .post(format!("{}{path}", s.url))
+    post_to(
+        s.http.clone(),
+        format!("{}{path}", s.url),
+        token.to_string(),
+        body.clone(),
+    )
+    .await
+}
+
+/// [`post`] with owned arguments, so that it can be spawned.
+async fn post_to(
+    http: reqwest::Client,
+    url: String,
+    token: String,
+    body: Value,
+) -> (u16, Option<String>, Value) {
+    let r = http
+        .post(url)
         .bearer_auth(token)
-        .json(body)
+        .json(&body)
         .send()
         .await
         .unwrap();
@@ -536,21 +551,12 @@ async fn a_tokens_sandbox_share_bounds_its_programs_in_flight_not_its_other_call
     // Two loops of the same token at once: whichever comes second is refused at once, and the
     // other runs to its time limit.
     let send = |body: Value| {
-        let (url, http, key) = (s.url.clone(), s.http.clone(), key.clone());
-        async move {
-            let r = http
-                .post(format!("{url}/run_code"))
-                .bearer_auth(key)
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            let retry = r
-                .headers()
-                .get("retry-after")
-                .map(|v| v.to_str().unwrap().to_string());
-            (r.status().as_u16(), retry, r.json::<Value>().await.unwrap())
-        }
+        post_to(
+            s.http.clone(),
+            format!("{}/run_code", s.url),
+            key.clone(),
+            body,
+        )
     };
     let (mut a, mut b) = (
         tokio::spawn(send(spin.clone())),
