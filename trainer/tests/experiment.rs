@@ -6,6 +6,7 @@ mod support;
 
 use std::path::Path;
 
+use trainer::experiment::config::Origin;
 use trainer::experiment::stats::Endpoint;
 use trainer::experiment::{ExperimentConfig, run_experiment};
 
@@ -43,8 +44,8 @@ fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
     cfg.tasks.test = 6;
     cfg.experiment.seeds = vec![5];
     for a in &mut cfg.agents {
-        a.warmup.steps = 3;
-        a.warmup.batch_size = 4;
+        let w = a.warmup.as_mut().unwrap();
+        (w.steps, w.batch_size) = (3, 4);
     }
     cfg.validate().unwrap();
     cfg
@@ -213,7 +214,8 @@ fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
     (cfg.tasks.train, cfg.tasks.test, cfg.tasks.validation) = (30, 6, 5);
     cfg.experiment.seeds = vec![5, 6];
     for a in &mut cfg.agents {
-        (a.warmup.steps, a.warmup.batch_size) = (3, 4);
+        let w = a.warmup.as_mut().unwrap();
+        (w.steps, w.batch_size) = (3, 4);
     }
     // Barely trained agents cannot pass the real gate: first see it refuse to start the arms.
     cfg.experiment.gate = Some(trainer::experiment::gate::GateSpec {
@@ -328,4 +330,96 @@ fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
         )
         .unwrap();
     assert_eq!((tokenizers, without_ids), (1, 0));
+}
+
+#[test]
+fn the_real_pair_starts_from_pretrained_models_and_its_gpu_size_is_the_same_experiment() {
+    support::init();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/gemma-smollm2");
+    let cpu = ExperimentConfig::load(&here.join("experiment.toml")).expect("experiment.toml");
+    let gpu = ExperimentConfig::load(&here.join("gpu.toml")).expect("gpu.toml");
+    let ggufs = [trainer::gemma3_gguf_path(), trainer::smollm2_gguf_path()];
+    for cfg in [&cpu, &gpu] {
+        let origins: Vec<Origin> = cfg.agents.iter().map(|a| a.origin().unwrap()).collect();
+        assert_eq!(
+            origins,
+            ggufs.each_ref().map(|model| Origin::Pretrained { model })
+        );
+        let primary = cfg.experiment.primary.as_ref().expect("a primary endpoint");
+        assert_eq!(
+            (primary.arm.as_str(), primary.baseline.as_str()),
+            ("hacpo", "gspo2x")
+        );
+        let tuning = cfg.experiment.tuning.as_ref().expect("a sweep");
+        assert!(
+            tuning.steps.is_some_and(|s| s < cfg.run.steps),
+            "a short sweep"
+        );
+        assert!(cfg.tasks.validation > 0);
+    }
+    // Validation problems come after the others: a larger validation split leaves the training
+    // and held-out problems as they are.
+    let tasks = |c: &ExperimentConfig| trainer::experiment::arith::ArithSpec {
+        validation: 0,
+        ..c.tasks.clone()
+    };
+    assert_eq!(tasks(&cpu), tasks(&gpu), "the GPU size runs the same tasks");
+    let arms = |c: &ExperimentConfig| -> Vec<String> {
+        c.experiment.arms.iter().map(|a| a.name.clone()).collect()
+    };
+    assert_eq!(arms(&cpu), ["gspo", "gspo2x", "hacpo"]);
+    assert_eq!(arms(&cpu), arms(&gpu));
+    assert!(cpu.agents.iter().all(|a| a.device == tch::Device::Cpu));
+    assert!(gpu.agents.iter().all(|a| a.device.is_cuda()));
+    assert!(gpu.run.steps > cpu.run.steps && gpu.experiment.seeds.len() > 1);
+}
+
+#[test]
+fn pretrained_agents_start_from_their_weights_or_their_warm_up() {
+    support::init();
+    let (url, _db, _rt) = support::start_verifier();
+    let out = tempfile::tempdir().unwrap();
+    let models = support::tiny_agents(out.path());
+    let mut cfg = scaled_down(&url, &out.path().join("experiment"));
+    cfg.experiment.arms.retain(|a| a.name == "hacpo");
+    cfg.run.steps = 1;
+    for (a, (_, model)) in cfg.agents.iter_mut().zip(&models) {
+        (a.model, a.config, a.tokenizer, a.init_seed) = (Some(model.clone()), None, None, None);
+    }
+    // The first starts as given; the second is fine-tuned first.
+    cfg.agents[0].warmup = None;
+    cfg.validate().unwrap();
+    let report = run_experiment(&cfg).unwrap();
+    assert_eq!(report.arms.len(), 1);
+    assert_eq!(
+        report.arms[0].seeds[0].curves[0].len(),
+        2,
+        "warm-up and step 1"
+    );
+
+    let prompt = [(vec![5_i64, 6, 7], vec![8_i64, 9])];
+    let logp = |dir: &Path| {
+        let p = trainer::Policy::load(dir, tch::Device::Cpu).unwrap();
+        tch::no_grad(|| {
+            p.score_ids(&prompt)
+                .unwrap()
+                .mean_logprob
+                .double_value(&[0])
+        })
+    };
+    let started = |k: usize| {
+        out.path()
+            .join("experiment/agents")
+            .join(&cfg.agents[k].name)
+    };
+    assert_eq!(
+        logp(&started(0)),
+        logp(&models[0].1),
+        "no warm-up: the weights as given"
+    );
+    assert_ne!(
+        logp(&started(1)),
+        logp(&models[1].1),
+        "a warm-up moved the weights"
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use super::arith::ArithSpec;
@@ -104,21 +104,30 @@ impl Arm {
     }
 }
 
-/// An agent of the experiment.
+/// An agent of the experiment: a pretrained `model`, or a `config` and `tokenizer` initialised
+/// from `init_seed`; either may be fine-tuned by a supervised `warmup` first.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentAgent {
     /// Unique name in the pool.
     pub name: String,
-    /// Model `config.json` (architecture and size).
-    pub config: PathBuf,
+    /// A pretrained model: a Hugging Face folder or a `.gguf` file. A leading `$HACRL_CACHE/` is
+    /// the download cache.
+    #[serde(default)]
+    pub model: Option<PathBuf>,
+    /// Model `config.json` (architecture and size) of a model trained from random weights.
+    #[serde(default)]
+    pub config: Option<PathBuf>,
     /// Folder with tokenizer.json (and tokenizer_config.json), or a `.gguf` whose tokenizer to
     /// use. A leading `$HACRL_CACHE/` is the download cache.
-    pub tokenizer: PathBuf,
+    #[serde(default)]
+    pub tokenizer: Option<PathBuf>,
     /// Seed of the random initialisation.
-    pub init_seed: i64,
-    /// Supervised warm-up on the training split's worked solutions.
-    pub warmup: SftConfig,
+    #[serde(default)]
+    pub init_seed: Option<i64>,
+    /// Supervised warm-up on the training split's worked solutions (none: start as given).
+    #[serde(default)]
+    pub warmup: Option<SftConfig>,
     /// RL learning rate (unless the tuning sweep chooses one).
     pub lr: f64,
     /// RL weight decay.
@@ -130,6 +139,44 @@ pub struct ExperimentAgent {
         deserialize_with = "crate::config::deserialize_device"
     )]
     pub device: tch::Device,
+}
+
+/// Where an agent starts, as [`ExperimentAgent::origin`] reads its fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Origin<'a> {
+    /// Pretrained weights.
+    Pretrained {
+        /// Folder or `.gguf` file.
+        model: &'a Path,
+    },
+    /// Random weights of an architecture, with a tokenizer.
+    Scratch {
+        /// Model `config.json`.
+        config: &'a Path,
+        /// Tokenizer folder or `.gguf`.
+        tokenizer: &'a Path,
+        /// Seed of the initialisation.
+        init_seed: i64,
+    },
+}
+
+impl ExperimentAgent {
+    /// Where the agent starts; an error naming the fields when they mix or miss both kinds.
+    pub fn origin(&self) -> Result<Origin<'_>> {
+        match (&self.model, &self.config, &self.tokenizer, self.init_seed) {
+            (Some(model), None, None, None) => Ok(Origin::Pretrained { model }),
+            (None, Some(config), Some(tokenizer), Some(init_seed)) => Ok(Origin::Scratch {
+                config,
+                tokenizer,
+                init_seed,
+            }),
+            _ => bail!(
+                "agent `{}`: give either `model` (pretrained) or all of `config`, `tokenizer` and \
+                 `init_seed` (from random weights), not a mix",
+                self.name
+            ),
+        }
+    }
 }
 
 /// Which split a run evaluates on.
@@ -160,8 +207,12 @@ impl ExperimentConfig {
         let (mut cfg, base): (Self, _) = read_toml(path)?;
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
         for a in &mut cfg.agents {
-            a.config = resolve(base, &a.config);
-            a.tokenizer = resolve(base, &a.tokenizer);
+            for p in [&mut a.model, &mut a.config, &mut a.tokenizer]
+                .into_iter()
+                .flatten()
+            {
+                *p = resolve(base, p);
+            }
         }
         cfg.validate()?;
         Ok(cfg)
@@ -177,6 +228,9 @@ impl ExperimentConfig {
             self.agents.len() >= 2,
             "an experiment needs at least two agents"
         );
+        for a in &self.agents {
+            a.origin()?;
+        }
         let mut names: Vec<&str> = x.arms.iter().map(|a| a.name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
@@ -237,6 +291,9 @@ impl ExperimentConfig {
         let mut run = self.run.clone();
         run.name = self.run_name(arm, seed, setting, eval);
         run.seed = seed;
+        if let (Split::Validation, Some(t)) = (eval, &self.experiment.tuning) {
+            run.steps = t.steps.unwrap_or(run.steps);
+        }
         run.output_dir = self
             .run
             .output_dir
@@ -314,5 +371,43 @@ fn resolve(base: &Path, p: &Path) -> PathBuf {
     match p.strip_prefix("$HACRL_CACHE") {
         Ok(rest) => crate::cache_dir().join(rest),
         Err(_) => base.join(p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(fields: &str) -> ExperimentAgent {
+        toml::from_str(&format!("name = \"a\"\nlr = 1e-6\n{fields}")).unwrap()
+    }
+
+    #[test]
+    fn an_agent_starts_pretrained_or_from_random_weights_never_a_mix() {
+        let a = agent("model = \"m.gguf\"");
+        assert_eq!(
+            a.origin().unwrap(),
+            Origin::Pretrained {
+                model: Path::new("m.gguf")
+            }
+        );
+        let a = agent("config = \"c.json\"\ntokenizer = \"t\"\ninit_seed = 3");
+        assert_eq!(
+            a.origin().unwrap(),
+            Origin::Scratch {
+                config: Path::new("c.json"),
+                tokenizer: Path::new("t"),
+                init_seed: 3
+            }
+        );
+        for bad in [
+            "",
+            "model = \"m\"\nconfig = \"c.json\"",
+            "config = \"c.json\"\ntokenizer = \"t\"",
+            "model = \"m\"\ninit_seed = 1",
+        ] {
+            let e = agent(bad).origin().unwrap_err().to_string();
+            assert!(e.contains("`a`") && e.contains("`model`"), "{bad}: {e}");
+        }
     }
 }

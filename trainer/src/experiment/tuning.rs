@@ -24,6 +24,10 @@ pub struct TuningSpec {
     pub arms: Vec<String>,
     /// How a setting is chosen.
     pub rule: SelectionRule,
+    /// Training steps of a sweep run (none: the arms' `run.steps`); a shorter sweep is what fits
+    /// where a step costs minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
 }
 
 impl TuningSpec {
@@ -39,6 +43,10 @@ impl TuningSpec {
             "experiment.tuning.eps_scale must be positive multipliers"
         );
         ensure!(!self.arms.is_empty(), "experiment.tuning.arms is empty");
+        ensure!(
+            self.steps != Some(0),
+            "experiment.tuning.steps must be positive"
+        );
         Ok(())
     }
 
@@ -260,6 +268,7 @@ mod tests {
             eps_scale: vec![10.0, 1.0],
             arms: vec!["gspo".into()],
             rule: SelectionRule::WorstAgentLastThree,
+            steps: None,
         }
     }
 

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::cache;
-use super::config::{ExperimentAgent, Split};
+use super::config::{ExperimentAgent, Origin, Split};
 use crate::config::RunSection;
 use crate::policy::{Policy, TextPair};
 use crate::sft::supervised;
@@ -15,37 +15,72 @@ use crate::train::evaluate_policy;
 use crate::verifier::VerifierClient;
 use wire::TaskSummary;
 
-/// The warm-up's folder under `run.output_dir`, trained unless one with the same settings (the
-/// kernel pinning included: it changes the numbers) is there.
+/// The warm-up's folder under `run.output_dir`, made unless one with the same settings (the
+/// kernel pinning included: it changes the numbers) is there: the agent's starting weights,
+/// fine-tuned on `examples` when it has a `warmup`.
 pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> Result<PathBuf> {
     let dir = run.output_dir.join("agents").join(&a.name);
-    let config = read_config(a)?;
-    let mut settings = json!({
-        "config": config, "init_seed": a.init_seed, "warmup": a.warmup,
-        "examples": examples.len(),
-    });
+    let origin = a.origin()?;
+    let mut settings = match origin {
+        Origin::Scratch {
+            config, init_seed, ..
+        } => json!({"config": read_config(config)?, "init_seed": init_seed}),
+        Origin::Pretrained { model } => json!({"model": model, "bytes": size_of(model)?}),
+    };
+    if let Some(w) = &a.warmup {
+        settings["warmup"] = serde_json::to_value(w)?;
+        settings["examples"] = examples.len().into();
+    }
     if run.deterministic_kernels {
         settings["deterministic_kernels"] = true.into();
     }
     cache::cached(&marker(&dir), &settings, || {
-        let tokenizer = if a.tokenizer.extension().is_some_and(|e| e == "gguf") {
-            crate::gguf::import_cached(&a.tokenizer, &crate::gguf::default_cache_root())?
-        } else {
-            a.tokenizer.clone()
+        let mut policy = match origin {
+            Origin::Scratch {
+                config,
+                tokenizer,
+                init_seed,
+            } => {
+                let tokenizer = if tokenizer.extension().is_some_and(|e| e == "gguf") {
+                    crate::gguf::import_cached(tokenizer, &crate::gguf::default_cache_root())?
+                } else {
+                    tokenizer.to_owned()
+                };
+                Policy::from_config(
+                    read_config(config)?,
+                    &tokenizer,
+                    a.device,
+                    crate::policy::default_kind(a.device),
+                    init_seed,
+                )?
+            }
+            Origin::Pretrained { model } => Policy::load(model, a.device)?,
         };
-        let mut policy = Policy::from_config(
-            config,
-            &tokenizer,
-            a.device,
-            crate::policy::default_kind(a.device),
-            a.init_seed,
-        )?;
-        tracing::info!(agent = a.name, steps = a.warmup.steps, "supervised warm-up");
-        let losses = supervised(&mut policy, examples, &a.warmup)?;
+        let losses = match &a.warmup {
+            Some(w) => {
+                tracing::info!(agent = a.name, steps = w.steps, "supervised warm-up");
+                supervised(&mut policy, examples, w)?
+            }
+            None => Vec::new(),
+        };
         policy.save(&dir)?;
         Ok(losses)
     })?;
     Ok(dir)
+}
+
+/// A pretrained model's size in bytes (a file's, or a folder's files'), so that a model replaced
+/// at the same path is not taken for the one warmed up before.
+fn size_of(path: &Path) -> Result<u64> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if meta.is_file() {
+        return Ok(meta.len());
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(path).with_context(|| format!("reading {}", path.display()))? {
+        total += size_of(&entry?.path())?;
+    }
+    Ok(total)
 }
 
 /// The file that records a warm-up's settings and losses.
@@ -82,8 +117,8 @@ pub fn accuracy(
     }
 }
 
-fn read_config(a: &ExperimentAgent) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(&a.config)
-        .with_context(|| format!("reading {}", a.config.display()))?;
+fn read_config(config: &Path) -> Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
     Ok(serde_json::from_str(&text)?)
 }

@@ -352,6 +352,7 @@ pub(crate) mod tests {
             eps_scale: vec![1.0],
             arms: vec!["gspo".into()],
             rule: SelectionRule::WorstAgentLastThree,
+            steps: None,
         };
         let point = |lr: f64, score: f64| TuningPoint {
             arm: "gspo".into(),
