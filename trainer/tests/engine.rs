@@ -1,7 +1,7 @@
 //! Generation on a real serving engine: vLLM (CPU build, from `scripts/setup.d/50-vllm.sh`)
-//! serves a real model (SmolLM2-135M, from the trainer's converted checkpoint) for one agent of a HACPO run while the other generates with tch; the trainer
-//! syncs the agent's weights to the engine after every step. The real verifier scores and pools
-//! the rollouts.
+//! serves SmolLM2-135M for one agent of a HACPO run while the other generates with tch; the
+//! trainer syncs the agent's weights to the engine after every step. The real verifier scores
+//! and pools the rollouts.
 
 mod support;
 
@@ -14,8 +14,8 @@ use trainer::Policy;
 use trainer::config::RunConfig;
 use trainer::engine::EngineClient;
 
-/// The agent whose rollouts the engine samples.
-const ENGINE_AGENT: &str = "on-vllm";
+/// The model name the engine serves.
+const SERVED: &str = "smollm2";
 
 /// Mean absolute difference of two equally long log-prob sequences.
 fn distance(a: &[f32], b: &[f32]) -> f64 {
@@ -39,29 +39,24 @@ fn trainer_logprobs(policy: &Policy, prompt: &[i64], response: &[i64]) -> Vec<f3
 }
 
 #[test]
-fn smollm2_generates_on_vllm_and_its_weights_follow_every_step() {
-    follows_every_step(&support::smollm2_dir(), "smollm2", 1e-3);
-}
-
-/// A HACPO run in which the model in `model` (served by vLLM as `served`, trained at `lr`)
-/// samples its rollouts on the engine and has its weights synced to it after every step.
-fn follows_every_step(model: &std::path::Path, served: &str, lr: f64) {
+fn an_agent_generates_on_vllm_and_its_weights_follow_every_step() {
     support::init();
     let dir = tempfile::tempdir().unwrap();
+    let smol = support::smollm2_dir();
     // f32 like the trainer on CPU, so that the engine's log-probs compare closely with its own.
     let mut vllm =
-        VllmProcess::start(model, served, "float32", &dir.path().join("vllm.log")).unwrap();
+        VllmProcess::start(&smol, SERVED, "float32", &dir.path().join("vllm.log")).unwrap();
     let (url, db, rt) = support::start_verifier();
     support::import_addition_tasks(&url, "toy-train", 12, 0);
     let [_, (tch_agent, tch_model)] = support::tiny_agents(dir.path());
-    let engine = EngineClient::new(&vllm.url, served).unwrap();
+    let engine = EngineClient::new(&vllm.url, SERVED).unwrap();
     // Minutes on a loaded 2-core machine: a generous wait, not a measurement.
     if let Err(e) = engine.wait_ready(Duration::from_secs(1800)) {
         panic!("vLLM not ready: {e:#}\n{}", vllm.report(40));
     }
 
     // A fixed completion, scored by the engine and the trainer on the starting weights.
-    let start = Policy::load(model, Device::Cpu).unwrap();
+    let start = Policy::load(&smol, Device::Cpu).unwrap();
     let prompt = start
         .encode_prompt("What is 2+3? Answer with one number.")
         .unwrap();
@@ -81,12 +76,12 @@ fn follows_every_step(model: &std::path::Path, served: &str, lr: f64) {
          group_size = {group}\nminibatches = 2\nmicro_batch = 4\nmax_new_tokens = 16\n\
          checkpoint_every = {steps}\noutput_dir = \"out\"\nthreads = 1\n\n\
          [verifier]\nurl = \"{url}\"\n\n[data]\ntrain = \"toy-train\"\n\n\
-         [algorithm]\nalgorithm = \"hacpo\"\nkl_beta = 0.0\n\n\
+         [algorithm]\nalgorithm = \"hacpo\"\n\n\
          [[agents]]\nname = \"{tch_agent}\"\nmodel = \"{}\"\nlr = 1e-3\n\n\
-         [[agents]]\nname = \"{ENGINE_AGENT}\"\nmodel = \"{}\"\nlr = {lr:e}\n\n\
-         [agents.generation]\nbackend = \"openai\"\nurl = \"{}\"\nmodel = \"{served}\"\n",
+         [[agents]]\nname = \"smol-vllm\"\nmodel = \"{}\"\nlr = 1e-3\n\n\
+         [agents.generation]\nbackend = \"openai\"\nurl = \"{}\"\nmodel = \"{SERVED}\"\n",
         tch_model.display(),
-        model.display(),
+        smol.display(),
         vllm.url
     )
     .unwrap();
@@ -109,7 +104,7 @@ fn follows_every_step(model: &std::path::Path, served: &str, lr: f64) {
         )
         .unwrap();
     for step in 1..=steps as i64 {
-        for agent in [tch_agent, ENGINE_AGENT] {
+        for agent in [tch_agent, "smol-vllm"] {
             let n = rows.iter().filter(|r| r.0 == agent && r.1 == step).count();
             assert_eq!(n, prompts * group, "{agent} at step {step}");
         }
@@ -120,7 +115,7 @@ fn follows_every_step(model: &std::path::Path, served: &str, lr: f64) {
         assert_eq!(*version, step - 1, "{agent} step {step}");
         let ids = meta["token_ids"].as_array().expect("token_ids");
         assert_eq!(ids.len(), *tokens as usize, "{meta}");
-        if agent == ENGINE_AGENT {
+        if agent == "smol-vllm" {
             assert_eq!(meta["tokenizer"], fingerprint, "{meta}");
             let engine_mean = meta["engine_logprob_mean"]
                 .as_f64()
@@ -141,7 +136,7 @@ fn follows_every_step(model: &std::path::Path, served: &str, lr: f64) {
     // checkpoint, as closely as they agreed on the starting weights.
     assert_eq!(engine.weight_version().unwrap(), Some(steps as i64));
     let last = Policy::load(
-        &trainer::train::checkpoint_dir(&dir.path().join("out"), ENGINE_AGENT, steps),
+        &trainer::train::checkpoint_dir(&dir.path().join("out"), "smol-vllm", steps),
         Device::Cpu,
     )
     .unwrap();
