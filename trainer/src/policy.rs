@@ -1,7 +1,7 @@
 //! An agent's policy: model + tokenizer + chat template + device/dtype, loaded from and saved to
 //! a Hugging Face-layout directory (or imported from a GGUF file).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, ensure};
 use serde_json::Value;
@@ -149,11 +149,7 @@ impl Policy {
 
     /// Like [`Policy::load`] with an explicit dtype.
     pub fn load_with_kind(path: &Path, device: Device, kind: Kind) -> Result<Self> {
-        let dir: PathBuf = if path.extension().is_some_and(|e| e == "gguf") {
-            crate::gguf::import_cached(path, &crate::gguf::default_cache_root())?
-        } else {
-            path.to_owned()
-        };
+        let dir = crate::gguf::model_dir(path)?;
         ensure!(
             dir.is_dir(),
             "model path {} is neither a directory nor a .gguf file",

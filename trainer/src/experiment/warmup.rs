@@ -37,23 +37,16 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
     cache::cached(&marker(&dir), &settings, || {
         let mut policy = match origin {
             Origin::Scratch {
-                config,
                 tokenizer,
                 init_seed,
-            } => {
-                let tokenizer = if tokenizer.extension().is_some_and(|e| e == "gguf") {
-                    crate::gguf::import_cached(tokenizer, &crate::gguf::default_cache_root())?
-                } else {
-                    tokenizer.to_owned()
-                };
-                Policy::from_config(
-                    read_config(config)?,
-                    &tokenizer,
-                    a.device,
-                    crate::policy::default_kind(a.device),
-                    init_seed,
-                )?
-            }
+                ..
+            } => Policy::from_config(
+                settings["config"].clone(),
+                &crate::gguf::model_dir(tokenizer)?,
+                a.device,
+                crate::policy::default_kind(a.device),
+                init_seed,
+            )?,
             Origin::Pretrained { model } => Policy::load(model, a.device)?,
         };
         let losses = match &a.warmup {

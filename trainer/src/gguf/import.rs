@@ -97,6 +97,16 @@ pub fn import_cached(gguf: &Path, cache_root: &Path) -> Result<PathBuf> {
     }
 }
 
+/// The model folder at `path`: a `.gguf` file imported into the default cache
+/// ([`import_cached`]), anything else as it is.
+pub fn model_dir(path: &Path) -> Result<PathBuf> {
+    if path.extension().is_some_and(|e| e == "gguf") {
+        import_cached(path, &default_cache_root())
+    } else {
+        Ok(path.to_owned())
+    }
+}
+
 /// Default cache location for imported GGUF models: `${HACRL_CACHE:-$HOME/.cache/hacrl}/gguf`.
 pub fn default_cache_root() -> PathBuf {
     crate::cache_dir().join("gguf")

@@ -16,5 +16,5 @@ mod spm;
 
 pub use dequant::{GgmlType, dequantize};
 pub use file::{GgufFile, MetaValue, TensorInfo};
-pub use import::{default_cache_root, import, import_cached};
+pub use import::{default_cache_root, import, import_cached, model_dir};
 pub use names::{permute_qk, unpermute_qk};
