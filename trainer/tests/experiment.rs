@@ -367,7 +367,7 @@ fn the_real_pair_starts_from_pretrained_models_and_its_gpu_size_is_the_same_expe
     let arms = |c: &ExperimentConfig| -> Vec<String> {
         c.experiment.arms.iter().map(|a| a.name.clone()).collect()
     };
-    assert_eq!(arms(&cpu), ["gspo", "gspo2x", "hacpo"]);
+    assert_eq!(arms(&cpu), ["gspo", "gspo2x", "hacpo", "hacpo-byte"]);
     assert_eq!(arms(&cpu), arms(&gpu));
     assert!(cpu.agents.iter().all(|a| a.device == tch::Device::Cpu));
     assert!(gpu.agents.iter().all(|a| a.device.is_cuda()));
