@@ -309,14 +309,7 @@ fn experiment(a: ExperimentArgs) -> Result<()> {
     cfg.experiment.report_only = a.report_only;
     cfg.experiment.tuning_from = a.tuning_from;
     if !a.arms.is_empty() {
-        if let Some(unknown) = a
-            .arms
-            .iter()
-            .find(|name| !cfg.experiment.arms.iter().any(|x| &x.name == *name))
-        {
-            bail!("no arm named `{unknown}` in {}", a.config.display());
-        }
-        cfg.experiment.arms.retain(|arm| a.arms.contains(&arm.name));
+        (cfg.experiment.select_arms(&a.arms)).with_context(|| a.config.display().to_string())?;
     }
     if !a.seeds.is_empty() {
         cfg.experiment.seeds = a.seeds;

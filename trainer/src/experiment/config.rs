@@ -68,6 +68,34 @@ pub struct ExperimentSection {
     /// (`trainer experiment --tuning-from`).
     #[serde(skip)]
     pub tuning_from: Option<PathBuf>,
+    /// Arms kept only because a selected arm is tuned as them: their sweep runs, they do not.
+    #[serde(skip)]
+    pub sweep_only: Vec<String>,
+}
+
+impl ExperimentSection {
+    /// Keeps the arms named (`trainer experiment --arms`), and, for the sweep alone, the arms
+    /// they are tuned as.
+    pub fn select_arms(&mut self, names: &[String]) -> Result<()> {
+        if let Some(unknown) = names
+            .iter()
+            .find(|n| !self.arms.iter().any(|a| &a.name == *n))
+        {
+            bail!("no arm named `{unknown}`");
+        }
+        let selected = |a: &Arm| names.contains(&a.name);
+        let tuned_as: Vec<String> = (self.arms.iter())
+            .filter(|a| selected(a))
+            .map(|a| a.tuning_name().to_string())
+            .collect();
+        self.sweep_only = (self.arms.iter())
+            .filter(|a| !selected(a) && tuned_as.contains(&a.name))
+            .map(|a| a.name.clone())
+            .collect();
+        let keep = |a: &Arm| selected(a) || self.sweep_only.contains(&a.name);
+        self.arms = self.arms.drain(..).filter(keep).collect();
+        Ok(())
+    }
 }
 
 /// The pre-declared primary comparison: `arm − baseline` on `endpoint`, per agent, with Holm's
@@ -380,6 +408,29 @@ mod tests {
 
     fn agent(fields: &str) -> ExperimentAgent {
         toml::from_str(&format!("name = \"a\"\nlr = 1e-6\n{fields}")).unwrap()
+    }
+
+    #[test]
+    fn selecting_an_arm_keeps_the_arm_it_is_tuned_as_for_the_sweep_only() {
+        let mut x: ExperimentSection = toml::from_str(
+            "seeds = [0]\narms = [{ name = \"gspo\", algorithm = \"gspo\" }, \
+             { name = \"hacpo\", algorithm = \"hacpo\" }, \
+             { name = \"hacpo-byte\", algorithm = \"hacpo\", tuned_as = \"hacpo\" }]",
+        )
+        .unwrap();
+        let mut only_gspo = x.clone();
+        only_gspo.select_arms(&["gspo".into()]).unwrap();
+        let names =
+            |x: &ExperimentSection| x.arms.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            (names(&only_gspo), only_gspo.sweep_only),
+            (vec!["gspo".into()], vec![])
+        );
+        x.select_arms(&["hacpo-byte".into()]).unwrap();
+        assert_eq!(names(&x), ["hacpo", "hacpo-byte"]);
+        assert_eq!(x.sweep_only, ["hacpo"]);
+        let e = x.select_arms(&["grpo".into()]).unwrap_err().to_string();
+        assert!(e.contains("`grpo`"), "{e}");
     }
 
     #[test]

@@ -145,6 +145,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .iter()
         .flat_map(|&s| (0..cfg.experiment.arms.len()).map(move |a| (s, a)))
         .filter(|&(_, a)| settings[a].is_some())
+        .filter(|&(_, a)| !is_sweep_only(cfg, a))
         .collect();
     let setting = |a: usize| settings[a].unwrap_or_default();
     // Which runs finished before, read once: they are read back, not run, and the ETA counts
@@ -214,6 +215,11 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         "experiment done: results.md, results.json, curves.png"
     );
     Ok(report)
+}
+
+/// Whether arm `a` is only there for its sweep (`ExperimentSection::select_arms`).
+fn is_sweep_only(cfg: &ExperimentConfig, a: usize) -> bool {
+    (cfg.experiment.sweep_only).contains(&cfg.experiment.arms[a].name)
 }
 
 /// The setting an arm runs at: the sweep's choice for the arm it is tuned as, when the
