@@ -120,6 +120,10 @@ pub struct Arm {
     /// controls run at the settings of the arm they modify).
     #[serde(default)]
     pub tuned_as: Option<String>,
+    /// A learning rate and clip scale declared for this arm, where no sweep tunes it (e.g.
+    /// carried over from another experiment's sweep).
+    #[serde(default)]
+    pub setting: Option<Setting>,
     /// Overrides of the shared algorithm settings.
     #[serde(flatten)]
     pub settings: toml::Table,

@@ -223,10 +223,12 @@ fn is_sweep_only(cfg: &ExperimentConfig, a: usize) -> bool {
 }
 
 /// The setting an arm runs at: the sweep's choice for the arm it is tuned as, when the
-/// experiment has a sweep that tuned it; an error when it should have and did not.
+/// experiment has a sweep that tuned it; an error when it should have and did not. Otherwise
+/// the arm's declared `setting`, else the defaults.
 fn setting_of(arm: &Arm, tuning: Option<&Tuning>) -> Result<Setting> {
+    let declared = arm.setting.unwrap_or_default();
     let Some(t) = tuning else {
-        return Ok(Setting::default());
+        return Ok(declared);
     };
     let name = arm.tuning_name();
     if !t.spec.arms.iter().any(|a| a == name) {
@@ -235,8 +237,13 @@ fn setting_of(arm: &Arm, tuning: Option<&Tuning>) -> Result<Setting> {
             "arm `{}` is tuned as `{name}`, which the sweep does not tune",
             arm.name
         );
-        return Ok(Setting::default());
+        return Ok(declared);
     }
+    ensure!(
+        arm.setting.is_none(),
+        "arm `{}` declares a setting and is also tuned by the sweep",
+        arm.name
+    );
     t.chosen
         .get(name)
         .copied()
@@ -378,4 +385,25 @@ fn run_gate(
         spec.min_inside * 100.0
     );
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_arm_without_a_sweep_runs_at_its_declared_setting() {
+        let arms: ExperimentSection = toml::from_str(
+            "seeds = [0]\narms = [{ name = \"gspo2x\", algorithm = \"gspo2x\", \
+             setting = { lr = 5e-5, eps_scale = 10.0 } }, \
+             { name = \"gspo\", algorithm = \"gspo\" }]",
+        )
+        .unwrap();
+        let declared = setting_of(&arms.arms[0], None).unwrap();
+        assert_eq!(declared.lr, Some(5e-5));
+        assert_eq!(declared.eps_scale, 10.0);
+        assert_eq!(declared.label(), "lr5e-5-eps10");
+        assert_eq!(setting_of(&arms.arms[1], None).unwrap(), Setting::default());
+        assert!(arms.arms[0].settings.get("setting").is_none());
+    }
 }
