@@ -1,12 +1,16 @@
 //! Lua, SQL and JavaScript: interpreters written in C, built once for wasm32-wasi by
-//! `scripts/setup.d/22-interpreters.sh` and run like any command module. The program's source is
-//! a file in the run's working folder that the interpreter is pointed at, so the program's own
-//! stdin stays its input; every limit and status is the shared `instance` layer's.
+//! `scripts/setup.d/22-interpreters.sh` and run like any command module; Ruby: ruby.wasm's
+//! prebuilt CRuby, installed by `scripts/setup.d/23-ruby.sh` and driven through its own exports
+//! (`ruby`). The program's source is a file in the run's working folder that the interpreter is
+//! pointed at, so the program's own stdin stays its input; every limit and status is the shared
+//! `instance` layer's.
 //!
 //! Lua reports errors by unwinding the C stack (setjmp/longjmp), which this wasm32-wasi
 //! toolchain cannot compile (its exception-handling encoding is one wasmtime does not run).
 //! The build instead imports two host functions (`sandbox/interpreters/shim`): each protected
 //! call runs as a nested guest call, and an error traps back out of it to that call.
+
+mod ruby;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,18 +19,34 @@ use anyhow::{Context, Result};
 use wasmtime::{Caller, InstancePre, Linker};
 
 use crate::admission::Grant;
-use crate::instance::{CommandState, Guest, Host, command_linker, run_command};
+use crate::instance::{CommandState, Guest, Host, command_linker, run_command, run_module};
 use crate::{Config, Language, Limits, Outcome, Program, RunError, Runtime};
 
 /// Lua protected calls (pcall, coroutine resumes, the main chunk) one run may nest. Each holds
 /// a fiber stack of the engine's pool, which `modules::engine` sizes for this many per run.
 pub(crate) const MAX_PROTECTED_DEPTH: u32 = 8;
 
+/// How the host links and starts an interpreter's module.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Abi {
+    /// A WASI command: `_start`, with `Spec::args` as its argv.
+    Command,
+    /// A WASI command that also imports the host-run protected calls standing in for Lua's
+    /// setjmp/longjmp.
+    LuaCommand,
+    /// ruby.wasm's reactor: `_initialize`, then its `ruby-*` exports (`ruby`), with
+    /// `Spec::args` as the interpreter's options.
+    Ruby,
+}
+
 /// How one interpreter is installed and invoked.
 struct Spec {
     language: Language,
+    abi: Abi,
     /// The module's file stem in `Config::interpreter_dir` (`.wasm`, `.version`).
     stem: &'static str,
+    /// The set-up step that installs it.
+    setup: &'static str,
     /// The name the program's source gets in the working folder.
     source_file: &'static str,
     /// The interpreter's argv.
@@ -38,10 +58,12 @@ struct Spec {
     product: &'static str,
 }
 
-const SPECS: [Spec; 3] = [
+const SPECS: [Spec; 4] = [
     Spec {
         language: Language::Lua,
+        abi: Abi::LuaCommand,
         stem: "lua",
+        setup: SETUP_BUILT,
         source_file: "main.lua",
         args: &["lua", "main.lua"],
         env: &[],
@@ -50,7 +72,9 @@ const SPECS: [Spec; 3] = [
     },
     Spec {
         language: Language::Sql,
+        abi: Abi::Command,
         stem: "sqlite3",
+        setup: SETUP_BUILT,
         source_file: "main.sql",
         // `sqlite3 :memory: < main.sql`, with the program's stdin left to it.
         args: &["sqlite3", "-batch", ":memory:", ".read main.sql"],
@@ -62,14 +86,30 @@ const SPECS: [Spec; 3] = [
     },
     Spec {
         language: Language::JavaScript,
+        abi: Abi::Command,
         stem: "js",
+        setup: SETUP_BUILT,
         source_file: "main.js",
         args: &["node", "main.js"],
         env: &[],
         runtime: Runtime::QuickJs,
         product: "QuickJS-ng",
     },
+    Spec {
+        language: Language::Ruby,
+        abi: Abi::Ruby,
+        stem: "ruby",
+        setup: "scripts/setup.d/23-ruby.sh",
+        source_file: "main.rb",
+        args: ruby::OPTIONS,
+        env: &[],
+        runtime: Runtime::Ruby,
+        product: "Ruby",
+    },
 ];
+
+/// The set-up step that builds the interpreters written in C.
+const SETUP_BUILT: &str = "scripts/setup.d/22-interpreters.sh";
 
 /// One interpreter, ready to instantiate.
 struct Loaded {
@@ -102,9 +142,10 @@ impl Interpreters {
                 let wasm = config.interpreter_dir.join(format!("{}.wasm", spec.stem));
                 if !wasm.is_file() {
                     return Err(format!(
-                        "the {} interpreter is not installed ({} is missing); run scripts/setup.d/22-interpreters.sh",
+                        "the {} interpreter is not installed ({} is missing); run {}",
                         spec.product,
-                        wasm.display()
+                        wasm.display(),
+                        spec.setup
                     ));
                 }
                 let loaded = load_one(engine, config, spec, &wasm).map_err(|e| format!("{e:#}"));
@@ -162,20 +203,29 @@ impl Interpreters {
                 spec.source_file, program.language
             )));
         }
-        Ok(run_command(
-            host,
-            grant,
-            &loaded.pre,
-            program,
-            limits,
-            Guest {
-                args: spec.args,
-                runtime: spec.runtime,
-                source_file: Some(spec.source_file),
-                env: spec.env,
-            },
-        )
-        .await)
+        let guest = Guest {
+            args: spec.args,
+            runtime: spec.runtime,
+            source_file: Some(spec.source_file),
+            env: spec.env,
+        };
+        Ok(match spec.abi {
+            Abi::Command | Abi::LuaCommand => {
+                run_command(host, grant, &loaded.pre, program, limits, guest).await
+            }
+            Abi::Ruby => {
+                run_module(
+                    host,
+                    grant,
+                    &loaded.pre,
+                    program,
+                    limits,
+                    guest,
+                    ruby::start,
+                )
+                .await
+            }
+        })
     }
 }
 
@@ -188,8 +238,10 @@ fn load_one(
 ) -> Result<Loaded> {
     let module = crate::modules::module(engine, wasm, &config.cache_dir)?;
     let mut linker = command_linker(engine)?;
-    if spec.language == Language::Lua {
-        add_protected_calls(&mut linker)?;
+    match spec.abi {
+        Abi::Command => {}
+        Abi::LuaCommand => add_protected_calls(&mut linker)?,
+        Abi::Ruby => ruby::add_imports(&mut linker, &module)?,
     }
     let pre = linker
         .instantiate_pre(&module)

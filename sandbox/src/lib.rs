@@ -5,8 +5,9 @@
 //! WASI command module (for programs importing a module the fast path lacks). C and C++ are
 //! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
 //! confined by [`confine`] (namespaces or Landlock; never unconfined). Lua, SQL (SQLite's shell
-//! on an in-memory database) and JavaScript (QuickJS-ng with a small Node.js prelude) run on
-//! interpreters built once for wasm32-wasi at set-up time (`interpreters`). Every run gets a
+//! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude) and Ruby
+//! (ruby.wasm's CRuby) run on interpreters installed for wasm32-wasi at set-up time
+//! (`interpreters`). Every run gets a
 //! fresh instance: nothing is shared between runs, there is no network, no host environment and no
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
@@ -14,7 +15,7 @@
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
 //! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
 //! runtimes), `clang` (confined compiles by `confine`, kept as native code by `builds` and
-//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript) prepare the run; `instance` makes and runs one wasm instance within the
+//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
@@ -60,21 +61,25 @@ pub enum Language {
     /// JavaScript on QuickJS-ng, with the Node.js subset of `sandbox/interpreters/prelude.js`.
     #[serde(rename = "javascript", alias = "nodejs", alias = "js")]
     JavaScript,
+    /// Ruby 3.4 on ruby.wasm's CRuby for WASI, its standard library packed in the module.
+    #[serde(alias = "rb")]
+    Ruby,
 }
 
 impl Language {
     /// Every language, in the order `/v1/capabilities` lists them.
-    pub const ALL: [Language; 6] = [
+    pub const ALL: [Language; 7] = [
         Language::Python,
         Language::C,
         Language::Cpp,
         Language::Lua,
         Language::Sql,
         Language::JavaScript,
+        Language::Ruby,
     ];
 
     /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`,
-    /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`).
+    /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`, `ruby`, `rb`).
     pub fn parse(name: &str) -> Option<Language> {
         match name.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Some(Language::Python),
@@ -83,6 +88,7 @@ impl Language {
             "lua" => Some(Language::Lua),
             "sql" | "sqlite" | "sqlite3" => Some(Language::Sql),
             "nodejs" | "node" | "javascript" | "js" => Some(Language::JavaScript),
+            "ruby" | "rb" => Some(Language::Ruby),
             _ => None,
         }
     }
@@ -96,6 +102,7 @@ impl Language {
             Language::Lua => "lua",
             Language::Sql => "sql",
             Language::JavaScript => "javascript",
+            Language::Ruby => "ruby",
         }
     }
 }

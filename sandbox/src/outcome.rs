@@ -62,6 +62,8 @@ pub enum Runtime {
     /// QuickJS-ng with the Node.js prelude (wasm32-wasi).
     #[serde(rename = "quickjs")]
     QuickJs,
+    /// ruby.wasm's CRuby (wasm32-wasi).
+    Ruby,
 }
 
 impl Runtime {
@@ -74,6 +76,7 @@ impl Runtime {
             Runtime::Lua => "lua",
             Runtime::Sqlite => "sqlite",
             Runtime::QuickJs => "quickjs",
+            Runtime::Ruby => "ruby",
         }
     }
 }

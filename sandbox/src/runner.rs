@@ -120,7 +120,7 @@ impl Sandbox {
         match language {
             Language::Python => self.inner.python.available(),
             Language::C | Language::Cpp => self.inner.toolchain.is_ok(),
-            Language::Lua | Language::Sql | Language::JavaScript => self
+            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => self
                 .inner
                 .interpreters
                 .unsupported_reason(language)
@@ -136,14 +136,14 @@ impl Sandbox {
                     .to_string()
             }),
             Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
-            Language::Lua | Language::Sql | Language::JavaScript => {
+            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
                 self.inner.interpreters.unsupported_reason(language)
             }
         }
     }
 
     /// What runs `language` here and its version (`None` when unsupported): the interpreter
-    /// for Lua, SQL and JavaScript, the language standard for C and C++, the CPython builds.
+    /// for Lua, SQL, JavaScript and Ruby, the language standard for C and C++, the CPython builds.
     pub fn version(&self, language: Language) -> Option<String> {
         if !self.supports(language) {
             return None;
@@ -162,7 +162,7 @@ impl Sandbox {
             ),
             Language::C => Some("C17 (clang, wasm32-wasi)".to_string()),
             Language::Cpp => Some("C++17 without exceptions (clang, wasm32-wasi)".to_string()),
-            Language::Lua | Language::Sql | Language::JavaScript => {
+            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
                 self.inner.interpreters.version(language)
             }
         }
@@ -256,7 +256,7 @@ impl Sandbox {
                     }
                     Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
-                Language::Lua | Language::Sql | Language::JavaScript => {
+                Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
                     (inner.interpreters)
                         .run(&inner.host, &ticket.grant, &program, &limits)
                         .await?

@@ -1,8 +1,8 @@
 //! Judged correctly, per interpreted language: 30 solved problems each
 //! (tests/data/interpreted), every problem with an accepted solution, a wrong one, a crashing
-//! one and a slow one. Lua and JavaScript solve the same stdin/stdout problems (cases.json,
-//! expected outputs from independent Python references in cases_gen.py); SQL has its own,
-//! each a script with its expected output.
+//! one and a slow one. Lua, JavaScript and Ruby solve the same stdin/stdout problems
+//! (cases.json, expected outputs from independent Python references in cases_gen.py); SQL has
+//! its own, each a script with its expected output.
 
 mod support;
 
@@ -231,6 +231,13 @@ async fn lua_problems_are_judged_correctly() {
 async fn javascript_problems_are_judged_correctly() {
     if installed(Language::JavaScript) {
         judge(Language::JavaScript, problems("js.txt"), &cases()).await;
+    }
+}
+
+#[tokio::test]
+async fn ruby_problems_are_judged_correctly() {
+    if installed(Language::Ruby) {
+        judge(Language::Ruby, problems("ruby.txt"), &cases()).await;
     }
 }
 

@@ -1,10 +1,10 @@
-//! The WASI preview 1 command runner: a module's `_start` with an argv, as full Python and
-//! compiled C/C++ programs run.
+//! The WASI preview 1 module runner: a command's `_start` with an argv, as full Python and
+//! compiled C/C++ programs run, or a reactor's own entry points (Ruby).
 
 use std::sync::Arc;
 
 use anyhow::Result;
-use wasmtime::Store;
+use wasmtime::{Instance, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
 
 use super::{Guest, Host, Metered, ending_of, execute};
@@ -48,6 +48,32 @@ pub(crate) async fn run_command(
     limits: &Limits,
     guest: Guest<'_>,
 ) -> Outcome {
+    run_module(
+        host,
+        grant,
+        pre,
+        program,
+        limits,
+        guest,
+        async |store: &mut Store<CommandState>, instance: Instance| {
+            let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
+            start.call_async(&mut *store, ()).await
+        },
+    )
+    .await
+}
+
+/// Runs a WASI preview 1 module as `guest`, started by `entry` once instantiated: `_start` for
+/// a command, the exports a reactor such as ruby.wasm is driven through.
+pub(crate) async fn run_module(
+    host: &Host,
+    grant: &Arc<Grant>,
+    pre: &wasmtime::InstancePre<CommandState>,
+    program: &Program,
+    limits: &Limits,
+    guest: Guest<'_>,
+    entry: impl AsyncFnOnce(&mut Store<CommandState>, Instance) -> wasmtime::Result<()>,
+) -> Outcome {
     execute(
         host,
         grant,
@@ -62,8 +88,7 @@ pub(crate) async fn run_command(
         async |store: &mut Store<CommandState>| {
             let result = async {
                 let instance = pre.instantiate_async(&mut *store).await?;
-                let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
-                start.call_async(&mut *store, ()).await
+                entry(store, instance).await
             }
             .await;
             ending_of(result)

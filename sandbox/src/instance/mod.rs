@@ -6,7 +6,7 @@
 mod classify;
 mod command;
 
-pub(crate) use command::{CommandState, command_linker, run_command};
+pub(crate) use command::{CommandState, command_linker, run_command, run_module};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
