@@ -1,5 +1,5 @@
-//! Lua, SQL and JavaScript through the API: SandboxFusion's `/run_code` under its language
-//! names, `/v1/verify/code` in the stdio style, and `/v1/capabilities`.
+//! Lua, SQL, JavaScript and Ruby through the API: SandboxFusion's `/run_code` under its
+//! language names, `/v1/verify/code` in the stdio style, and `/v1/capabilities`.
 
 mod support;
 
@@ -37,7 +37,7 @@ async fn run_code(s: &TestService, body: Value) -> Value {
 
 /// One accepted and one rejected program per SandboxFusion language name, as verl sends them.
 #[tokio::test]
-async fn run_code_runs_lua_sql_and_nodejs() {
+async fn run_code_runs_lua_sql_nodejs_and_ruby() {
     let s = TestService::start().await;
     let programs = [
         (
@@ -57,6 +57,12 @@ async fn run_code_runs_lua_sql_and_nodejs() {
             "javascript",
             "const n = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n * 2);",
             "const n = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n.y.z);",
+        ),
+        (
+            "ruby",
+            "ruby",
+            "n = gets.to_i\nputs n * 2",
+            "n = gets.to_i\nputs n.fetch(2)",
         ),
     ];
     for (name, capability, accepted, rejected) in programs {
@@ -83,7 +89,7 @@ async fn run_code_runs_lua_sql_and_nodejs() {
             &s,
             json!({"code": if name == "sql" {
                 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;"
-            } else if name == "lua" { "while true do end" } else { "while (true) {}" },
+            } else if name == "lua" { "while true do end" } else if name == "ruby" { "loop {}" } else { "while (true) {}" },
             "language": name, "run_timeout": 1}),
         )
         .await;
@@ -103,7 +109,7 @@ async fn unsupported_language_names_list_the_new_ones() {
     assert_eq!(status, 422, "{err}");
     assert_eq!(err["error"]["field"], "language");
     let message = err["error"]["message"].as_str().unwrap();
-    for name in ["lua", "sql", "nodejs"] {
+    for name in ["lua", "sql", "nodejs", "ruby"] {
         assert!(message.contains(name), "{message}");
     }
 }
@@ -124,6 +130,18 @@ async fn verify_code_judges_each_language_by_its_fence() {
             "js",
             "require('fs').readFileSync(0, 'utf8').trim().split('\\n').forEach((l) => { const [a, b] = l.split(' ').map(Number); console.log(a + b); });",
             "require('fs').readFileSync(0, 'utf8').trim().split('\\n').forEach((l) => { const [a, b] = l.split(' '); console.log(a + b); });",
+        ),
+        (
+            "ruby",
+            "ruby",
+            "$stdin.each_line { |l| puts l.split.sum(&:to_i) }",
+            "$stdin.each_line { |l| puts l.split.join }",
+        ),
+        (
+            "ruby",
+            "rb",
+            "$stdin.each_line { |l| a, b = l.split.map(&:to_i); puts a + b }",
+            "$stdin.each_line { |l| a, b = l.split.map(&:to_i); puts a * b }",
         ),
     ];
     for (language, fence, right, wrong) in cases {
@@ -221,20 +239,67 @@ async fn verify_code_calls_javascript_functions() {
             v["message"]
                 .as_str()
                 .unwrap()
-                .contains("Python and JavaScript only"),
+                .contains("Python, JavaScript and Ruby only"),
             "{v}"
         );
     }
+}
+
+/// `/v1/verify/code`, call style, Ruby: a top-level method or a lambda in a top-level local.
+#[tokio::test]
+async fn verify_code_calls_ruby_methods() {
+    let s = TestService::start().await;
+    if !installed(&s, "ruby").await {
+        return;
+    }
+    let reference = json!({"language": "ruby", "style": "call", "entry_point": "unique_sorted", "cases": [
+        {"args": [[3, 1, 3, 2]], "expected": [1, 2, 3]}, {"args": [[]], "expected": []},
+        {"args": [["#{x}", "#{x}"]], "expected": ["#{x}"]}]});
+    for right in [
+        "def unique_sorted(xs) = xs.uniq.sort",
+        "unique_sorted = ->(xs) { Set.new(xs) }",
+        "def unique_sorted(xs)\n  xs.tally.keys.sort\nend\nputs 'loaded'",
+    ] {
+        let v = judge(&s, &reference, &format!("```ruby\n{right}\n```")).await;
+        assert_eq!(v["reward"].as_f64(), Some(1.0), "{right}: {v}");
+    }
+    let v = judge(&s, &reference, "```rb\ndef unique_sorted(xs) = xs\n```").await;
+    assert_eq!(
+        (v["reward"].as_f64(), v["cases"][0]["status"].as_str()),
+        (Some(0.0), Some("wrong_answer")),
+        "{v}"
+    );
+    let v = judge(
+        &s,
+        &reference,
+        "```ruby\ndef unique_sorted(xs) = xs.uniqq\n```",
+    )
+    .await;
+    assert_eq!(v["cases"][0]["status"], "runtime_error", "{v}");
+    assert!(
+        v["cases"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("NoMethodError"),
+        "{v}"
+    );
+    let v = judge(&s, &reference, "```ruby\ndef other = 1\n```").await;
+    assert_eq!(
+        v["reward"].as_f64(),
+        Some(0.0),
+        "a missing method is no pass: {v}"
+    );
 }
 
 #[tokio::test]
 async fn capabilities_give_each_interpreter_its_version() {
     let s = TestService::start().await;
     let (_, v) = s.get("/v1/capabilities").await;
-    for (language, product) in [
-        ("lua", "Lua 5.4"),
-        ("sql", "SQLite 3."),
-        ("javascript", "QuickJS-ng"),
+    for (language, product, setup) in [
+        ("lua", "Lua 5.4", "22-interpreters.sh"),
+        ("sql", "SQLite 3.", "22-interpreters.sh"),
+        ("javascript", "QuickJS-ng", "22-interpreters.sh"),
+        ("ruby", "Ruby 3.4", "23-ruby.sh"),
     ] {
         let entry = v["languages"]
             .as_array()
@@ -252,13 +317,7 @@ async fn capabilities_give_each_interpreter_its_version() {
                 "no host program runs: {entry}"
             );
         } else {
-            assert!(
-                entry["reason"]
-                    .as_str()
-                    .unwrap()
-                    .contains("22-interpreters.sh"),
-                "{entry}"
-            );
+            assert!(entry["reason"].as_str().unwrap().contains(setup), "{entry}");
         }
     }
 }

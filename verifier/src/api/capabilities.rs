@@ -19,12 +19,13 @@ pub struct Capabilities {
 /// Whether one language runs here.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LanguageSupport {
-    /// `python`, `c`, `cpp`, `lua`, `sql` or `javascript`.
+    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript` or `ruby`.
     #[schema(value_type = String, example = "cpp")]
     pub language: Language,
     /// Programs in this language are accepted.
     pub supported: bool,
-    /// What runs the language and its version (`Lua 5.4.8`, `SQLite 3.52.0`), when supported.
+    /// What runs the language and its version (`Lua 5.4.8`, `SQLite 3.52.0`, `Ruby 3.4.1`), when
+    /// supported.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "QuickJS-ng 0.10.1")]
     pub version: Option<String>,

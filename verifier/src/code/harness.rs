@@ -1,5 +1,5 @@
-//! The code appended after a program to run its tests (Python; JavaScript for function calls),
-//! and the parsing of what it prints.
+//! The code appended after a program to run its tests (Python; JavaScript and Ruby for function
+//! calls), and the parsing of what it prints.
 //!
 //! The harness prints its results on lines prefixed with a per-run random marker, after the
 //! program has run. A program that exits early (`exit(0)`, `os._exit`, `SystemExit`) never
@@ -162,6 +162,61 @@ pub fn call_program_js(code: &str, entry_point: &str, args: &[Vec<Value>], marke
     )
 }
 
+/// A Ruby double-quoted string literal holding `text`: JSON's string syntax is Ruby's, except
+/// that Ruby interpolates after `#`, which JSON never escapes (so a `#` there is never the
+/// second half of an escape).
+fn rb_str(text: &str) -> String {
+    py_str(text).replace('#', "\\#")
+}
+
+/// Function-call program in Ruby: like [`call_program`], for a method the program defines at
+/// top level or a lambda it assigns to a top-level local. Sets come back sorted, as from the
+/// Python harness; NaN and infinities are unserializable.
+pub fn call_program_rb(code: &str, entry_point: &str, args: &[Vec<Value>], marker: &str) -> String {
+    let cases = serde_json::to_string(args).expect("json values serialize");
+    format!(
+        r#"{code}
+;[{entry}, {cases}, {marker}].then do |__judge_name, __judge_cases, __judge_marker|
+  require "json"
+  require "set"
+  __judge_plain = lambda do |v|
+    case v
+    when Set then v.to_a.sort.map(&__judge_plain)
+    when Array then v.map(&__judge_plain)
+    when Hash then v.to_h {{ |k, x| [k, __judge_plain.(x)] }}
+    else v
+    end
+  end
+  JSON.parse(__judge_cases).each_with_index do |__judge_args, __judge_i|
+    __judge_line =
+      begin
+        __judge_f = binding.local_variable_defined?(__judge_name) ? binding.local_variable_get(__judge_name) : method(__judge_name)
+        __judge_r = __judge_f.call(*__judge_args)
+        begin
+          "ok:" + JSON.generate(__judge_plain.(__judge_r))
+        rescue StandardError
+          "unserializable:#{{__judge_r.class}}"
+        end
+      rescue Exception => __judge_e
+        "error:#{{__judge_e.class}}: #{{__judge_e.message}}"
+      end
+    $stdout.write("
+#{{__judge_marker}}:case:#{{__judge_i}}:#{{__judge_line.tr("
+", "  ")[0, 4000]}}
+")
+    $stdout.flush
+  end
+  $stdout.write("
+#{{__judge_marker}}:done
+")
+end
+"#,
+        entry = rb_str(entry_point),
+        cases = rb_str(&cases),
+        marker = rb_str(marker),
+    )
+}
+
 /// What the harness reported for one call case.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CaseReport {
@@ -224,6 +279,13 @@ mod tests {
         assert!(!defines("    return f(x)", "f"));
         assert!(!defines("def foo(x): pass", "f"));
         assert!(!defines("def f_helper(x): pass", "f"));
+    }
+
+    #[test]
+    fn ruby_literals_never_interpolate() {
+        assert_eq!(rb_str("a#{b}\\#\"c"), r#""a\#{b}\\\#\"c""#);
+        let program = call_program_rb("x = 1", "f#{x}", &[vec![Value::from("#@y")]], "m");
+        assert!(program.contains(r#"[\"\#@y\"]"#), "{program}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CodeReference {
     /// Programming language of the expected program (`python`, `c`, `cpp`, `lua`, `sql`,
-    /// `javascript`; SandboxFusion's names such as `nodejs` are accepted too).
+    /// `javascript`, `ruby`; SandboxFusion's names such as `nodejs` are accepted too).
     pub language: String,
     /// How programs are tested.
     #[serde(flatten)]
@@ -332,7 +332,7 @@ impl Judge {
         let Some(language) = Language::parse(&reference.language) else {
             return CodeVerdict::not_judged(
                 Unjudged::UnsupportedLanguage(format!(
-                    "unknown language {:?} (python, c, cpp, lua, sql, javascript)",
+                    "unknown language {:?} (python, c, cpp, lua, sql, javascript, ruby)",
                     reference.language
                 )),
                 &reference.language,

@@ -182,9 +182,10 @@ impl Judge {
         let source = match language {
             Language::Python => harness::call_program(code, entry_point, &args, &marker),
             Language::JavaScript => harness::call_program_js(code, entry_point, &args, &marker),
+            Language::Ruby => harness::call_program_rb(code, entry_point, &args, &marker),
             _ => {
                 return Err(Unjudged::InvalidReference(
-                    "function-call tests are Python and JavaScript only".into(),
+                    "function-call tests are Python, JavaScript and Ruby only".into(),
                 ));
             }
         };
