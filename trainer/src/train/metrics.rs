@@ -189,6 +189,10 @@ pub struct StepExtra {
     /// Per source agent (by name): 10/25/50/75/90% quantiles of the cross ratio s of its
     /// responses under this learner, beside the window [lower_m, 1] they must fall in.
     pub cross_ratio_quantiles: BTreeMap<String, [f64; 5]>,
+    /// lower_m of the update's first and last mini-batch: the window's lower edge, which the
+    /// quantiles are read against (absent for rules that take no cross samples).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_window_lower: Option<[f64; 2]>,
     /// Held-out accuracy, in steps that evaluate.
     pub eval_accuracy: Option<f64>,
     /// Wall time of generation, scoring and read-back.
@@ -281,6 +285,10 @@ impl StepOutcome {
                     .iter()
                     .map(|(&j, q)| (cfg.agents[j].name.clone(), *q))
                     .collect(),
+                cross_window_lower: cfg.algorithm.algorithm.shares().then(|| {
+                    let last = cfg.run.minibatches.max(1) - 1;
+                    [0, last].map(|m| cfg.algorithm.cross_lower_bound(m))
+                }),
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
@@ -352,6 +360,7 @@ mod tests {
                 },
                 displacement: Some(0.75),
                 cross_ratio_quantiles: [("b".to_string(), [0.7, 0.8, 0.9, 0.95, 1.1])].into(),
+                cross_window_lower: Some([0.8, 0.875]),
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
@@ -375,6 +384,7 @@ mod tests {
                 "adv_abs_cross": 0.5, "response_tokens": 12.0, "entropy": 1.5,
                 "kl_own": 0.125, "displacement": 0.75,
                 "cross_ratio_quantiles": {"b": [0.7, 0.8, 0.9, 0.95, 1.1]},
+                "cross_window_lower": [0.8, 0.875],
                 "generate_seconds": 1.5, "train_seconds": 2.5, "sync_seconds": 0.5,
             },
         });

@@ -8,6 +8,9 @@ use serde_json::Value;
 use super::chart::{self, Drawn, Series};
 use crate::pool::dashboard::{AgentMetrics, StepAccuracy};
 
+/// The cross-ratio chart's line for the window's lower edge.
+const WINDOW_EDGE: &str = "window lower edge lower_0";
+
 /// A plotted metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
@@ -160,6 +163,19 @@ impl Metric {
                 }
             }
             Metric::CrossRatio => {
+                // The window's lower edge at the first mini-batch (`extra.cross_window_lower`),
+                // the loosest of the update: a ratio below it carries no gradient. It is the
+                // run's, the same for every learner, so it is drawn once per step.
+                let edge: BTreeMap<i64, f64> = metrics
+                    .iter()
+                    .filter_map(|m| {
+                        let v = m.extra.get("cross_window_lower")?.get(0)?.as_f64()?;
+                        Some((m.step, v))
+                    })
+                    .collect();
+                for (step, v) in edge {
+                    add(WINDOW_EDGE, step, Some(v));
+                }
                 for m in metrics {
                     let Some(Value::Object(q)) = m.extra.get("cross_ratio_quantiles") else {
                         continue;
@@ -239,13 +255,15 @@ mod tests {
                 1,
                 json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0},
                 "cross_inside": 0.25,
-                "cross_ratio_quantiles": {"b": [0.5, 0.7, 0.8, 0.95, 1.1]}}),
+                "cross_ratio_quantiles": {"b": [0.5, 0.7, 0.8, 0.95, 1.1]},
+                "cross_window_lower": [0.8, 0.875]}),
             ),
             row(
                 "b",
                 0,
                 json!({"capability": 0.2, "omega_source_over_learner": {"a": 0.5}}),
             ),
+            row("b", 1, json!({"cross_window_lower": [0.8, 0.875]})),
         ];
         let s = |m: Metric| m.series(&accuracy, &metrics);
         assert_eq!(s(Metric::Accuracy)[0].points, vec![(0, 0.5)]);
@@ -261,8 +279,16 @@ mod tests {
         assert!(s(Metric::Kl).is_empty());
         let ratio = s(Metric::CrossRatio);
         let labels: Vec<&str> = ratio.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(labels, ["b → a 10%", "b → a 90%", "b → a median"]);
+        assert_eq!(
+            labels,
+            ["b → a 10%", "b → a 90%", "b → a median", WINDOW_EDGE]
+        );
         assert_eq!(ratio[2].points, vec![(1, 0.8)]);
+        assert_eq!(
+            ratio[3].points,
+            vec![(1, 0.8)],
+            "one edge per step, not per learner"
+        );
         assert_eq!(s(Metric::CrossInside)[0].points, vec![(1, 0.25)]);
         assert_eq!(charts(&accuracy, &metrics).len(), Metric::ALL.len());
     }
