@@ -389,6 +389,7 @@ fn run_gate(
 
 #[cfg(test)]
 mod tests {
+    use super::config::ExperimentSection;
     use super::*;
 
     #[test]
