@@ -2,7 +2,10 @@
 //! kernels by what the CPU offers, and MKL and oneDNN choose their code paths the same way, so
 //! one seed gives different numbers on different CPU generations (a warm-up reached 0.413 on one
 //! Xeon and 0.482 on another). With the choice pinned to AVX2, which every x86-64 CPU these
-//! runs meet has, the same run computes the same way on each of them.
+//! runs meet has, the same run computes the same way on each of them — among Intel CPUs only:
+//! MKL's AVX2 reproducibility branch exists on Intel processors, and on others MKL takes its
+//! automatic branch instead (Intel's documentation says so; measured 2026-12-03: arith-tuned's
+//! pinned Llama warm-up reached 0.425 on a Xeon and 0.482 on an AMD EPYC).
 
 /// The variables and values that pin the choice.
 pub const PINNED: [(&str, &str); 4] = [
