@@ -15,7 +15,11 @@ WORKDIR /src
 
 FROM chef AS planner
 COPY . .
-RUN cargo chef prepare --recipe-path recipe.json
+# The crates' test folders leave the recipe: cook builds no dev-dependencies, and a new test
+# file would otherwise change the recipe and rebuild every dependency. (The top-level `tests`
+# crate stays: only folders below depth 1 go.)
+RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
+    && cargo chef prepare --recipe-path recipe.json
 
 FROM chef AS builder
 ARG TORCH_VERSION
@@ -31,18 +35,21 @@ ENV VIRTUAL_ENV=/opt/torch \
     LIBTORCH_USE_PYTORCH=1 \
     HACRL_TORCH_CUDA=1 \
     PATH=/opt/torch/bin:$PATH
-COPY --from=planner /src/recipe.json recipe.json
-RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
-COPY . .
-RUN cargo build --release --locked -p trainer --bin trainer
-# The example agents' tokenizer comes from SmolLM2's GGUF: fetched and checksummed by the
-# project's own setup step, so the compose stack creates the agents without a native build.
-RUN HACRL_CACHE=/opt/hacrl/cache bash scripts/setup.d/31-smollm2.sh
-# Only the shared libraries are needed at run time, not the Python interpreter.
+# Only the shared libraries are needed at run time, not the Python interpreter. This layer and
+# the model's come before the sources: a source change then rebuilds neither (each copy of the
+# libraries is ~5 GB of image store).
 RUN mkdir -p /opt/torch-libs \
     && site=$(/opt/torch/bin/python -c 'import site; print(site.getsitepackages()[0])') \
     && cp -a "$site/torch" "$site/nvidia" /opt/torch-libs/ \
     && echo "$site" > /opt/torch-libs/SITE_PACKAGES
+# The example agents' tokenizer comes from SmolLM2's GGUF: fetched and checksummed by the
+# project's own setup step, so the compose stack creates the agents without a native build.
+COPY scripts/setup.d/31-smollm2.sh /tmp/31-smollm2.sh
+RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/31-smollm2.sh
+COPY --from=planner /src/recipe.json recipe.json
+RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
+COPY . .
+RUN cargo build --release --locked -p trainer --bin trainer
 
 FROM ${CUDA_IMAGE} AS runtime
 RUN apt-get update \

@@ -12,7 +12,11 @@ WORKDIR /src
 
 FROM chef AS planner
 COPY . .
-RUN cargo chef prepare --recipe-path recipe.json
+# The crates' test folders leave the recipe: cook builds no dev-dependencies, and a new test
+# file would otherwise change the recipe and rebuild every dependency. (The top-level `tests`
+# crate stays: only folders below depth 1 go.)
+RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
+    && cargo chef prepare --recipe-path recipe.json
 
 FROM chef AS builder
 # pip, venv and unzip serve the sandbox's setup step (scripts/setup.d/20-python-wasm.sh):
@@ -20,18 +24,20 @@ FROM chef AS builder
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates python3 python3-pip python3-venv unzip \
     && rm -rf /var/lib/apt/lists/*
+# The sandbox's Python runtimes, fetched and checksum-verified by the project's own idempotent
+# setup step, into a fixed cache folder that the runtime stage copies. Only the step and the
+# files it reads are copied first, so that a source change does not refetch them.
+ENV HACRL_CACHE=/opt/hacrl/cache
+COPY scripts/setup.d/20-python-wasm.sh scripts/setup.d/20-python-wasm.sh
+COPY sandbox/runtime sandbox/runtime
+# Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.
+RUN mkdir -p "$HACRL_CACHE" \
+    && bash scripts/setup.d/20-python-wasm.sh \
+    && rm -rf "$HACRL_CACHE"/venv-*
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
 COPY . .
 RUN cargo build --release --locked -p verifier --bin verifier
-# The sandbox's runtimes, fetched and checksum-verified by the project's own idempotent setup
-# step, into a fixed cache folder that the runtime stage copies. The step lands with the sandbox
-# (issue 8); until then the cache starts empty.
-ENV HACRL_CACHE=/opt/hacrl/cache
-# Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.
-RUN mkdir -p "$HACRL_CACHE" \
-    && if [ -f scripts/setup.d/20-python-wasm.sh ]; then bash scripts/setup.d/20-python-wasm.sh; fi \
-    && rm -rf "$HACRL_CACHE"/venv-*
 
 FROM ${RUNTIME_IMAGE} AS runtime
 # curl serves the HEALTHCHECK only.
@@ -48,6 +54,17 @@ COPY scripts/setup.d/21-clang-wasi.sh /tmp/21-clang-wasi.sh
 RUN bash /tmp/21-clang-wasi.sh \
     && clang-19 --version && command -v bwrap && test -f /usr/lib/wasm32-wasi/libc.a \
     && rm -rf /var/lib/apt/lists/* /tmp/21-clang-wasi.sh
+# Lua, SQLite's shell and QuickJS-ng for wasm32-wasi, built by the project's own step with that
+# toolchain from pinned, checksummed sources, and ruby.wasm's prebuilt CRuby (pinned, checksummed);
+# without them those languages are refused.
+COPY scripts/setup.d/22-interpreters.sh scripts/setup.d/23-ruby.sh /tmp/hacrl/scripts/setup.d/
+COPY sandbox/interpreters /tmp/hacrl/sandbox/interpreters
+RUN export HACRL_CACHE=/opt/hacrl/cache \
+    && bash /tmp/hacrl/scripts/setup.d/22-interpreters.sh \
+    && bash /tmp/hacrl/scripts/setup.d/23-ruby.sh \
+    && for m in lua sqlite3 js ruby; do test -f "$HACRL_CACHE/interpreters/$m.wasm"; done \
+    && rm -rf /tmp/hacrl "$HACRL_CACHE/interpreter-sources" \
+    && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
 COPY docker/warmup.jsonl /opt/hacrl/warmup.jsonl

@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
+use e2e::client::Api;
 use e2e::repo_root;
 use serde_json::{Value, json};
 
@@ -194,21 +195,12 @@ async fn sql_count(db: &sqlx::PgPool, query: &'static str) -> anyhow::Result<i64
     Ok(sqlx::query_scalar(query).fetch_one(db).await?)
 }
 
-async fn run_code(http: &reqwest::Client, url: &str, language: &str, code: &str) -> Value {
-    let r = http
-        .post(format!("{url}/run_code"))
-        .json(
-            &json!({"language": language, "code": code, "run_timeout": 10, "compile_timeout": 60}),
-        )
-        .send()
+async fn run_code(api: &Api, language: &str, code: &str) -> anyhow::Result<Value> {
+    let body =
+        json!({"language": language, "code": code, "run_timeout": 10, "compile_timeout": 60});
+    api.post("/run_code", &body)
         .await
-        .expect("POST /run_code");
-    assert!(
-        r.status().is_success(),
-        "/run_code {language}: {}",
-        r.status()
-    );
-    r.json().await.expect("a JSON body")
+        .map_err(|e| anyhow::anyhow!("/run_code {language}: {e}"))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -225,8 +217,12 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
 
     // Images: the base images (pulled, or built from Debian packages), then compose's two:
     // `init` and `agents` use the images of `verifier` and `trainer`, and podman-compose would
-    // build each of them twice at once if asked for every service.
-    p.compose(&["--profile", "train", "build", "verifier", "trainer"])?;
+    // build each of them twice at once if asked for every service. One at a time: built side by
+    // side, the two Dockerfiles' identical `chef` stages race, each build makes its own copy,
+    // and a later build may find the other copy and redo every layer below it (seen
+    // 2026-12-03: the trainer's PyTorch layers and dependency build, 40 min, for nothing).
+    p.compose(&["build", "verifier"])?;
+    p.compose(&["--profile", "train", "build", "trainer"])?;
     p.log("images built");
 
     // `up`: PostgreSQL healthy, then the verifier healthy, with every migration applied.
@@ -303,22 +299,18 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
     assert_eq!((cols[1], cols[2], accuracy), ("1", "1", 1.0), "{view}");
 
     // Code judged inside the container: Python, C and C++, the compiler confined under the
-    // container's seccomp profile, as /v1/capabilities says.
-    let http = reqwest::Client::new();
-    let caps: Value = http
-        .get(format!("{}/v1/capabilities", p.url()))
-        .send()
-        .await?
-        .json()
-        .await?;
+    // container's seccomp profile, as /v1/capabilities says, and the interpreters the image
+    // carries (Lua, SQLite, QuickJS, Ruby).
+    let api = Api::new(&p.url(), Duration::from_secs(120));
+    let caps = api.get("/v1/capabilities").await?;
     p.log(&format!("capabilities: {caps}"));
-    for lang in ["python", "c", "cpp"] {
+    for lang in ["python", "c", "cpp", "lua", "sql", "javascript", "ruby"] {
         let entry = caps["languages"]
             .as_array()
             .and_then(|l| l.iter().find(|e| e["language"] == lang))
             .with_context(|| format!("{lang} in /v1/capabilities"))?;
         assert_eq!(entry["supported"], true, "{entry}");
-        if lang != "python" {
+        if ["c", "cpp"].contains(&lang) {
             let how = entry["confinement"].as_str().unwrap_or_default();
             assert!(
                 ["namespaces", "landlock"].contains(&how),
@@ -336,18 +328,16 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
             "cpp",
             "#include <iostream>\nint main() { std::cout << 6 * 7 << std::endl; }",
         ),
+        ("lua", "print(6 * 7)"),
+        ("sql", "select 6 * 7;"),
+        ("nodejs", "console.log(6 * 7)"),
+        ("ruby", "puts 6 * 7"),
     ] {
-        let r = run_code(&http, &p.url(), lang, code).await;
+        let r = run_code(&api, lang, code).await?;
         assert_eq!(r["status"], "Success", "{lang}: {r}");
         assert_eq!(r["run_result"]["stdout"], "42\n", "{lang}: {r}");
     }
-    let escape = run_code(
-        &http,
-        &p.url(),
-        "python",
-        "import os\nprint(sorted(os.listdir('/')))",
-    )
-    .await;
+    let escape = run_code(&api, "python", "import os\nprint(sorted(os.listdir('/')))").await?;
     let listing = escape["run_result"]["stdout"].as_str().unwrap_or_default();
     assert!(
         !listing.contains("'home'") && !listing.contains("'opt'"),
@@ -396,12 +386,7 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
     let db = sqlx::PgPool::connect(&p.database_url()).await?;
     let after = sql_count(&db, "select count(*) from rollouts").await?;
     assert_eq!(after, before, "rollouts kept across down/up");
-    let page: Value = http
-        .get(format!("{}/v1/rollouts?run=demo", p.url()))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let page = api.get("/v1/rollouts?run=demo").await?;
     assert!(
         page.to_string().contains(demo),
         "the walk-through's rollout served after the restart: {page}"
