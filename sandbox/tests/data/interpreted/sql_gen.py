@@ -170,7 +170,7 @@ PROBLEMS = [
      "SELECT a.name, b.name FROM staff a JOIN staff b ON a.dept = b.dept AND a.id < b.id ORDER BY a.id, b.id;",
      "SELECT a.name, b.name FROM staff a JOIN staff b ON a.dept = b.dept AND a.id != b.id ORDER BY a.id, b.id;",
      "SELECT a.name, b.name FROM staff a JOIN staff b ON a.dept = b.dept AND a.id < b.id ORDER BY a.id, c.id;",
-     FOREVER + "SELECT a.name, b.name FROM staff a JOIN staff b ON a.dept = b.dept JOIN r ON r.n > a.id;"),
+     FOREVER + "SELECT a.name, b.name FROM staff a JOIN staff b ON a.dept = b.dept AND a.id < b.id WHERE (SELECT count(*) FROM r) > 0;"),
     ("29_raise_then_total", STAFF,
      "UPDATE staff SET salary = salary * 11 / 10 WHERE dept = 'ops';\nSELECT sum(salary) FROM staff;",
      "UPDATE staff SET salary = salary * (11 / 10) WHERE dept = 'ops';\nSELECT sum(salary) FROM staff;",
