@@ -4,12 +4,14 @@
 //! (cases.json, expected outputs from independent Python references in cases_gen.py); SQL has
 //! its own, each a script with its expected output.
 
+mod interpreted;
 mod support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use interpreted::installed;
 use sandbox::{Language, Limits, Outcome, Program, Status};
 use support::SANDBOX;
 
@@ -74,19 +76,6 @@ fn cases() -> BTreeMap<String, Vec<(String, String)>> {
             (name, cases)
         })
         .collect()
-}
-
-fn installed(language: Language) -> bool {
-    match SANDBOX.unsupported_reason(language) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => {
-            panic!("{language} unsupported in CI: {why}")
-        }
-        Some(why) => {
-            eprintln!("{language} unsupported here ({why}): its problems are skipped");
-            false
-        }
-    }
 }
 
 fn tokens(s: &str) -> Vec<&str> {

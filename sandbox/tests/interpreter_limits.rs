@@ -2,11 +2,13 @@
 //! statuses, the escape checks of hostile.rs per language, the program's files, the names and
 //! versions.
 
+mod interpreted;
 mod support;
 
 use std::time::Duration;
 
-use sandbox::{Language, Limits, Outcome, Program, ProgramFile, RunError, Status};
+use interpreted::{installed, tight};
+use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
 use support::SANDBOX;
 
 const LANGUAGES: [Language; 4] = [
@@ -16,42 +18,8 @@ const LANGUAGES: [Language; 4] = [
     Language::Ruby,
 ];
 
-fn tight() -> Limits {
-    Limits {
-        wall_time: Duration::from_millis(1500),
-        memory_bytes: 64 << 20,
-        stdout_bytes: 64 << 10,
-        stderr_bytes: 64 << 10,
-        ..Limits::default()
-    }
-}
-
-/// Whether `language` runs here. CI installs the interpreters, so there a missing one fails;
-/// elsewhere the test says why it checks nothing.
-fn installed(language: Language) -> bool {
-    match SANDBOX.unsupported_reason(language) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => {
-            panic!("{language} unsupported in CI: {why}")
-        }
-        Some(why) => {
-            eprintln!("{language} unsupported here ({why}): its checks are skipped");
-            false
-        }
-    }
-}
-
 async fn run(language: Language, source: &str, stdin: &str) -> Outcome {
-    SANDBOX
-        .run(Program {
-            language,
-            source: source.into(),
-            stdin: stdin.into(),
-            limits: Some(tight()),
-            ..Program::default()
-        })
-        .await
-        .expect("program accepted")
+    interpreted::run(language, source, stdin, tight()).await
 }
 
 /// Endless work in each language, and how it must end.

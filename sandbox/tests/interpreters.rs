@@ -2,49 +2,17 @@
 //! what programs see. The limits, statuses and escape checks every interpreted language shares
 //! are in interpreter_limits.rs.
 
+mod interpreted;
 mod support;
 
 use std::time::Duration;
 
+use interpreted::{installed, tight};
 use sandbox::{Language, Limits, Outcome, Program, Runtime, Status};
 use support::SANDBOX;
 
-fn tight() -> Limits {
-    Limits {
-        wall_time: Duration::from_millis(1500),
-        memory_bytes: 64 << 20,
-        stdout_bytes: 64 << 10,
-        stderr_bytes: 64 << 10,
-        ..Limits::default()
-    }
-}
-
-/// Whether `language` runs here. CI installs the interpreters, so there a missing one fails;
-/// elsewhere the test says why it checks nothing.
-fn installed(language: Language) -> bool {
-    match SANDBOX.unsupported_reason(language) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => {
-            panic!("{language} unsupported in CI: {why}")
-        }
-        Some(why) => {
-            eprintln!("{language} unsupported here ({why}): its checks are skipped");
-            false
-        }
-    }
-}
-
 async fn run(language: Language, source: &str, stdin: &str) -> Outcome {
-    SANDBOX
-        .run(Program {
-            language,
-            source: source.into(),
-            stdin: stdin.into(),
-            limits: Some(tight()),
-            ..Program::default()
-        })
-        .await
-        .expect("program accepted")
+    interpreted::run(language, source, stdin, tight()).await
 }
 
 #[tokio::test]

@@ -2,11 +2,12 @@
 //! The limits, statuses and escape checks every interpreted language shares are in
 //! interpreter_limits.rs.
 
+mod interpreted;
 mod support;
 
 use std::time::Duration;
 
-use sandbox::{Language, Limits, Outcome, Program, Runtime, Status};
+use sandbox::{Language, Limits, Outcome, Runtime, Status};
 use support::SANDBOX;
 
 fn limits() -> Limits {
@@ -19,30 +20,12 @@ fn limits() -> Limits {
     }
 }
 
-/// Whether Ruby runs here. CI installs it, so there a missing one fails; elsewhere the test
-/// says why it checks nothing.
 fn installed() -> bool {
-    match SANDBOX.unsupported_reason(Language::Ruby) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => panic!("ruby unsupported in CI: {why}"),
-        Some(why) => {
-            eprintln!("ruby unsupported here ({why}): its checks are skipped");
-            false
-        }
-    }
+    interpreted::installed(Language::Ruby)
 }
 
 async fn run(source: &str, stdin: &str) -> Outcome {
-    SANDBOX
-        .run(Program {
-            language: Language::Ruby,
-            source: source.into(),
-            stdin: stdin.into(),
-            limits: Some(limits()),
-            ..Program::default()
-        })
-        .await
-        .expect("program accepted")
+    interpreted::run(Language::Ruby, source, stdin, limits()).await
 }
 
 #[tokio::test]
