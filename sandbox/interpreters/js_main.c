@@ -2,7 +2,9 @@
    program, prelude.js (embedded at build time as prelude.h) gives it the Node.js subset that
    judged programs use: console.log, process.stdout.write, process.exit, process.stdin events,
    require('fs').readFileSync of stdin and working-folder files, require('readline'). The
-   program runs wrapped like a CommonJS module; timers run in virtual time once it returns. */
+   program runs wrapped like a CommonJS module; timers run in virtual time once it returns.
+   Built with HACRL_TYPESCRIPT it is `ts PROGRAM`: the program is TypeScript, and the host's type
+   stripper turns it into the JavaScript that runs (strip_types). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,54 @@ static void fail(JSContext *ctx) {
   fflush(stderr);
   exit(1);
 }
+
+#ifdef HACRL_TYPESCRIPT
+/* The type stripper, a script the host holds (sucrase bundled by 24-typescript.sh, with
+   sandbox/interpreters/typescript.js) and hands over through these two imports rather than
+   as a file: the run's working folder stays the program's alone. */
+__attribute__((import_module("hacrl"), import_name("stripper_size")))
+extern unsigned int hacrl_stripper_size(void);
+__attribute__((import_module("hacrl"), import_name("stripper_read")))
+extern void hacrl_stripper_read(char *dst);
+
+/* The JavaScript that runs in place of the TypeScript `source`: the stripper runs in the
+   guest, so the untrusted source never reaches a parser on the host. A syntax error ends the
+   run as an uncaught SyntaxError, as one in JavaScript does. */
+static char *strip_types(JSContext *ctx, JSRuntime *rt, char *source, size_t *len,
+                         const char *name) {
+  size_t size = hacrl_stripper_size();
+  char *script = malloc(size + 1);
+  if (script == NULL) {
+    fputs("ts: out of memory\n", stderr);
+    exit(1);
+  }
+  hacrl_stripper_read(script);
+  script[size] = '\0';
+  JSValue strip = JS_Eval(ctx, script, size, "<typescript>", JS_EVAL_TYPE_GLOBAL);
+  free(script);
+  if (JS_IsException(strip)) fail(ctx);
+  JSValue args[2] = {JS_NewStringLen(ctx, source, *len), JS_NewString(ctx, name)};
+  free(source);
+  JSValue code = JS_Call(ctx, strip, JS_UNDEFINED, 2, args);
+  if (JS_IsException(code)) fail(ctx);
+  const char *text = JS_ToCStringLen(ctx, len, code);
+  if (text == NULL) fail(ctx);
+  char *stripped = malloc(*len + 1);
+  if (stripped == NULL) {
+    fputs("ts: out of memory\n", stderr);
+    exit(1);
+  }
+  memcpy(stripped, text, *len + 1);
+  JS_FreeCString(ctx, text);
+  JS_FreeValue(ctx, code);
+  JS_FreeValue(ctx, args[0]);
+  JS_FreeValue(ctx, args[1]);
+  JS_FreeValue(ctx, strip);
+  /* The stripper's closures hold cycles: collect them before the program allocates. */
+  JS_RunGC(rt);
+  return stripped;
+}
+#endif
 
 /* Promises rejected with no handler attached yet, with their reasons. */
 static struct rejection { JSValue promise, reason; } *rejections;
@@ -161,6 +211,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   fclose(f);
+#ifdef HACRL_TYPESCRIPT
+  source = strip_types(ctx, rt, source, &len, argv[1]);
+#endif
   /* Node's CommonJS wrapper, on the program's first line so line numbers stay the same. */
   static const char head[] =
       "(function (exports, require, module, __filename, __dirname) {";

@@ -1,5 +1,6 @@
 //! Lua, SQL and JavaScript: interpreters written in C, built once for wasm32-wasi by
-//! `scripts/setup.d/22-interpreters.sh` and run like any command module; Ruby: ruby.wasm's
+//! `scripts/setup.d/22-interpreters.sh` and run like any command module; TypeScript: the same
+//! QuickJS, given sucrase to strip the program's types first (`typescript`); Ruby: ruby.wasm's
 //! prebuilt CRuby, installed by `scripts/setup.d/23-ruby.sh` and driven through its own exports
 //! (`ruby`). The program's source is a file in the run's working folder that the interpreter is
 //! pointed at, so the program's own stdin stays its input; every limit and status is the shared
@@ -11,6 +12,7 @@
 //! call runs as a nested guest call, and an error traps back out of it to that call.
 
 mod ruby;
+mod typescript;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -37,6 +39,8 @@ enum Abi {
     /// ruby.wasm's reactor: `_initialize`, then its `ruby-*` exports (`ruby`), with
     /// `Spec::args` as the interpreter's options.
     Ruby,
+    /// A WASI command that also imports the TypeScript stripper (`typescript`).
+    TypeScript,
 }
 
 /// How one interpreter is installed and invoked.
@@ -58,7 +62,7 @@ struct Spec {
     product: &'static str,
 }
 
-const SPECS: [Spec; 4] = [
+const SPECS: [Spec; 5] = [
     Spec {
         language: Language::Lua,
         abi: Abi::LuaCommand,
@@ -105,6 +109,18 @@ const SPECS: [Spec; 4] = [
         env: &[],
         runtime: Runtime::Ruby,
         product: "Ruby",
+    },
+    Spec {
+        language: Language::TypeScript,
+        abi: Abi::TypeScript,
+        // js_main.c built with HACRL_TYPESCRIPT, in the same build as js.wasm.
+        stem: "ts",
+        setup: SETUP_BUILT,
+        source_file: "main.ts",
+        args: &["node", "main.ts"],
+        env: &[],
+        runtime: Runtime::QuickJs,
+        product: "sucrase",
     },
 ];
 
@@ -210,7 +226,7 @@ impl Interpreters {
             env: spec.env,
         };
         Ok(match spec.abi {
-            Abi::Command | Abi::LuaCommand => {
+            Abi::Command | Abi::LuaCommand | Abi::TypeScript => {
                 run_command(host, grant, &loaded.pre, program, limits, guest).await
             }
             Abi::Ruby => {
@@ -236,12 +252,17 @@ fn load_one(
     spec: &Spec,
     wasm: &Path,
 ) -> Result<Loaded> {
+    // The stripper first: without it, compiling ts.wasm would be for nothing.
+    let stripper = (spec.abi == Abi::TypeScript)
+        .then(|| typescript::Stripper::load(&config.interpreter_dir))
+        .transpose()?;
     let module = crate::modules::module(engine, wasm, &config.cache_dir)?;
     let mut linker = command_linker(engine)?;
-    match spec.abi {
-        Abi::Command => {}
-        Abi::LuaCommand => add_protected_calls(&mut linker)?,
-        Abi::Ruby => ruby::add_imports(&mut linker, &module)?,
+    match (spec.abi, &stripper) {
+        (Abi::LuaCommand, _) => add_protected_calls(&mut linker)?,
+        (Abi::Ruby, _) => ruby::add_imports(&mut linker, &module)?,
+        (_, Some(stripper)) => stripper.add_imports(&mut linker)?,
+        (Abi::Command | Abi::TypeScript, None) => {}
     }
     let pre = linker
         .instantiate_pre(&module)
@@ -251,6 +272,10 @@ fn load_one(
         .with_context(|| format!("reading {}", version_file.display()))?
         .trim()
         .to_string();
+    let version = match stripper {
+        Some(stripper) => stripper.version_on(&version),
+        None => version,
+    };
     Ok(Loaded { pre, version })
 }
 

@@ -5,9 +5,9 @@
 //! WASI command module (for programs importing a module the fast path lacks). C and C++ are
 //! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
 //! confined by [`confine`] (namespaces or Landlock; never unconfined). Lua, SQL (SQLite's shell
-//! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude) and Ruby
-//! (ruby.wasm's CRuby) run on interpreters installed for wasm32-wasi at set-up time
-//! (`interpreters`). Every run gets a
+//! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude), TypeScript
+//! (the same, after sucrase strips its types inside the guest) and Ruby (ruby.wasm's CRuby) run
+//! on interpreters installed for wasm32-wasi at set-up time (`interpreters`). Every run gets a
 //! fresh instance: nothing is shared between runs, there is no network, no host environment and no
 //! filesystem beyond the run's own fresh working folder (the provided files, writable, bounded in
 //! size, removed after the run).
@@ -15,7 +15,7 @@
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
 //! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
 //! runtimes), `clang` (confined compiles by `confine`, kept as native code by `builds` and
-//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
+//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript, TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
@@ -64,11 +64,15 @@ pub enum Language {
     /// Ruby 3.4 on ruby.wasm's CRuby for WASI, its standard library packed in the module.
     #[serde(alias = "rb")]
     Ruby,
+    /// TypeScript: its types stripped (not checked) by sucrase inside the guest, then run as
+    /// JavaScript is.
+    #[serde(rename = "typescript", alias = "ts")]
+    TypeScript,
 }
 
 impl Language {
     /// Every language, in the order `/v1/capabilities` lists them.
-    pub const ALL: [Language; 7] = [
+    pub const ALL: [Language; 8] = [
         Language::Python,
         Language::C,
         Language::Cpp,
@@ -76,10 +80,12 @@ impl Language {
         Language::Sql,
         Language::JavaScript,
         Language::Ruby,
+        Language::TypeScript,
     ];
 
     /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`,
-    /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`, `ruby`, `rb`).
+    /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`, `ruby`, `rb`, `typescript`,
+    /// `ts`).
     pub fn parse(name: &str) -> Option<Language> {
         match name.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Some(Language::Python),
@@ -89,6 +95,7 @@ impl Language {
             "sql" | "sqlite" | "sqlite3" => Some(Language::Sql),
             "nodejs" | "node" | "javascript" | "js" => Some(Language::JavaScript),
             "ruby" | "rb" => Some(Language::Ruby),
+            "typescript" | "ts" => Some(Language::TypeScript),
             _ => None,
         }
     }
@@ -103,6 +110,7 @@ impl Language {
             Language::Sql => "sql",
             Language::JavaScript => "javascript",
             Language::Ruby => "ruby",
+            Language::TypeScript => "typescript",
         }
     }
 }

@@ -120,7 +120,11 @@ impl Sandbox {
         match language {
             Language::Python => self.inner.python.available(),
             Language::C | Language::Cpp => self.inner.toolchain.is_ok(),
-            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => self
+            Language::Lua
+            | Language::Sql
+            | Language::JavaScript
+            | Language::Ruby
+            | Language::TypeScript => self
                 .inner
                 .interpreters
                 .unsupported_reason(language)
@@ -136,9 +140,11 @@ impl Sandbox {
                     .to_string()
             }),
             Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
-            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
-                self.inner.interpreters.unsupported_reason(language)
-            }
+            Language::Lua
+            | Language::Sql
+            | Language::JavaScript
+            | Language::Ruby
+            | Language::TypeScript => self.inner.interpreters.unsupported_reason(language),
         }
     }
 
@@ -162,9 +168,11 @@ impl Sandbox {
             ),
             Language::C => Some("C17 (clang, wasm32-wasi)".to_string()),
             Language::Cpp => Some("C++17 without exceptions (clang, wasm32-wasi)".to_string()),
-            Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
-                self.inner.interpreters.version(language)
-            }
+            Language::Lua
+            | Language::Sql
+            | Language::JavaScript
+            | Language::Ruby
+            | Language::TypeScript => self.inner.interpreters.version(language),
         }
     }
 
@@ -256,7 +264,11 @@ impl Sandbox {
                     }
                     Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
                 },
-                Language::Lua | Language::Sql | Language::JavaScript | Language::Ruby => {
+                Language::Lua
+                | Language::Sql
+                | Language::JavaScript
+                | Language::Ruby
+                | Language::TypeScript => {
                     (inner.interpreters)
                         .run(&inner.host, &ticket.grant, &program, &limits)
                         .await?

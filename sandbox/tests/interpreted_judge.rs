@@ -1,6 +1,6 @@
 //! Judged correctly, per interpreted language: 30 solved problems each
 //! (tests/data/interpreted), every problem with an accepted solution, a wrong one, a crashing
-//! one and a slow one. Lua, JavaScript and Ruby solve the same stdin/stdout problems
+//! one and a slow one. Lua, JavaScript, TypeScript and Ruby solve the same stdin/stdout problems
 //! (cases.json, expected outputs from independent Python references in cases_gen.py); SQL has
 //! its own, each a script with its expected output.
 
@@ -95,7 +95,13 @@ enum Variant {
     Slow,
 }
 
-/// Runs every variant of every problem on every case, all at once, and checks each variant.
+/// Runs in flight at once. All at once, the runs' wall clocks measured the queue: on 2 loaded
+/// cores, ~290 TypeScript or Ruby runs (each ~0.1 s of start-up) outlasted the accepted
+/// solutions' 20 s before most had run.
+const IN_FLIGHT: usize = 8;
+
+/// Runs every variant of every problem on every case, [`IN_FLIGHT`] at a time, and checks each
+/// variant.
 async fn judge(
     language: Language,
     problems: BTreeMap<String, Solutions>,
@@ -107,6 +113,7 @@ async fn judge(
         problems.len()
     );
     let mut runs = tokio::task::JoinSet::new();
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     for (name, s) in &problems {
         let problem_cases = if language == Language::Sql {
             vec![(String::new(), s.expect.clone())]
@@ -145,7 +152,9 @@ async fn judge(
                     ..Program::default()
                 };
                 let (name, expected) = (name.clone(), expected.clone());
+                let slots = slots.clone();
                 runs.spawn(async move {
+                    let _slot = slots.acquire_owned().await.unwrap();
                     let out = SANDBOX.run(program).await.unwrap();
                     (name, variant, expected, out)
                 });
@@ -220,6 +229,13 @@ async fn lua_problems_are_judged_correctly() {
 async fn javascript_problems_are_judged_correctly() {
     if installed(Language::JavaScript) {
         judge(Language::JavaScript, problems("js.txt"), &cases()).await;
+    }
+}
+
+#[tokio::test]
+async fn typescript_problems_are_judged_correctly() {
+    if installed(Language::TypeScript) {
+        judge(Language::TypeScript, problems("ts.txt"), &cases()).await;
     }
 }
 

@@ -1,4 +1,4 @@
-//! What every interpreted language shares (Lua, SQL, JavaScript, Ruby): the limits and
+//! What every interpreted language shares (Lua, SQL, JavaScript, Ruby, TypeScript): the limits and
 //! statuses, the escape checks of hostile.rs per language, the program's files, the names and
 //! versions.
 
@@ -11,11 +11,12 @@ use interpreted::{installed, tight};
 use sandbox::{Language, Outcome, Program, ProgramFile, RunError, Status};
 use support::SANDBOX;
 
-const LANGUAGES: [Language; 4] = [
+const LANGUAGES: [Language; 5] = [
     Language::Lua,
     Language::Sql,
     Language::JavaScript,
     Language::Ruby,
+    Language::TypeScript,
 ];
 
 async fn run(language: Language, source: &str, stdin: &str) -> Outcome {
@@ -64,6 +65,7 @@ fn endless(language: Language) -> [(&'static str, Status); 3] {
                 Status::OutputLimit,
             ),
         ],
+        // JavaScript, and TypeScript, which it is a subset of.
         _ => [
             ("console.log('start'); for (;;) {}", Status::Timeout),
             (
@@ -142,6 +144,13 @@ fn escapes(language: Language) -> Vec<&'static str> {
             // (Backticks need more than this test's 64 MiB before they fail: ruby.rs.)
             "begin\n  p system('id'), spawn('id')\n  exec('id')\nrescue NotImplementedError, SystemCallError => e\n  puts e.class\nend",
         ],
+        Language::TypeScript => {
+            let mut typed = escapes(Language::JavaScript);
+            // ES module syntax becomes require(), which knows no host module either.
+            typed.push("import * as os from 'qjs:os';\nconsole.log('imported', typeof os);");
+            typed.push("import { exec } from 'child_process';\nconsole.log('loaded', exec);");
+            typed
+        }
         _ => vec![
             "try { require('fs').readFileSync('/etc/passwd', 'utf8'); console.log('read'); } catch (e) { console.log(e.code); }",
             "try { require('fs').readFileSync('../../../../etc/passwd', 'utf8'); console.log('read'); } catch (e) { console.log(e.code); }",
@@ -220,6 +229,10 @@ async fn programs_see_their_files_and_not_the_source_slot_of_another_language() 
             "process.stdout.write(require('fs').readFileSync('data/in.txt', 'utf8'))",
         ),
         (Language::Ruby, "print File.read('data/in.txt')"),
+        (
+            Language::TypeScript,
+            "import { readFileSync } from 'fs';\nconst text: string = readFileSync('data/in.txt', 'utf8');\nprocess.stdout.write(text);",
+        ),
     ] {
         if !installed(language) {
             continue;
@@ -268,6 +281,8 @@ fn sandbox_fusion_names_parse() {
         ("js", Language::JavaScript),
         ("ruby", Language::Ruby),
         ("rb", Language::Ruby),
+        ("typescript", Language::TypeScript),
+        ("TS", Language::TypeScript),
     ] {
         assert_eq!(Language::parse(name), Some(language), "{name}");
     }
@@ -282,9 +297,12 @@ fn sandbox_fusion_names_parse() {
     );
     assert_eq!(serde_json::to_string(&Language::Ruby).unwrap(), "\"ruby\"");
     assert_eq!(
-        Language::parse("typescript"),
-        None,
-        "TypeScript is not supported yet"
+        serde_json::to_string(&Language::TypeScript).unwrap(),
+        "\"typescript\""
+    );
+    assert_eq!(
+        serde_json::from_str::<Language>("\"ts\"").unwrap(),
+        Language::TypeScript
     );
 }
 

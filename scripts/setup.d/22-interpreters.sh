@@ -7,7 +7,9 @@
 #   - QuickJS-ng:      crates.io rquickjs-sys 0.10.0 (MIT; bundles quickjs-ng 0.10.1)
 #   - SQLite 3.52.0:   npm sqlite3 6.0.1 (its deps/ carry SQLite's own autoconf amalgamation:
 #                      sqlite3.c and the shell, shell.c; public domain)
-# plus the entry points and shims in sandbox/interpreters. A language whose build fails stays
+# plus the entry points and shims in sandbox/interpreters. QuickJS is linked twice: js.wasm for
+# JavaScript and ts.wasm, the same with js_main.c's HACRL_TYPESCRIPT entry, which takes its type
+# stripper from the host (24-typescript.sh installs it). A language whose build fails stays
 # `unsupported_language`, so this step never fails the set-up. Rebuilt when the pins, those
 # files, this script or the compiler change (a stamp next to each module).
 set -euo pipefail
@@ -56,6 +58,7 @@ fetch() {
 OWN_lua=(lua_main.c shim/hacrl_lua_throw.h shim/setjmp.h)
 OWN_sqlite3=(shim/hacrl_sqlite_shell.h)
 OWN_js=(js_main.c prelude.js)
+OWN_ts=("${OWN_js[@]}")
 
 # stamp NAME: what the module NAME.wasm was built from.
 stamp() {
@@ -126,10 +129,15 @@ build_js() {
   for f in quickjs libregexp libunicode cutils dtoa quickjs-libc; do
     "$CC" "${CFLAGS[@]}" -D_GNU_SOURCE -c "$src/$f.c" -o "$work/$f.o"
   done
-  "$CC" "${CFLAGS[@]}" -I"$src" -I"$work" -c "$HERE/js_main.c" -o "$work/js_main.o"
-  # 8 MiB of shadow stack: js_main.c lets QuickJS use 6 of them before a RangeError.
-  "$CC" "${CFLAGS[@]}" -o "$work/js.wasm" "$work"/*.o "${LIBS[@]}" -Wl,-z,stack-size=$((8 << 20))
-  install_module js "$work/js.wasm" "$QJS_VERSION"
+  mkdir "$work/js" "$work/ts"
+  "$CC" "${CFLAGS[@]}" -I"$src" -I"$work" -c "$HERE/js_main.c" -o "$work/js/main.o"
+  "$CC" "${CFLAGS[@]}" -DHACRL_TYPESCRIPT -I"$src" -I"$work" -c "$HERE/js_main.c" -o "$work/ts/main.o"
+  for name in js ts; do
+    # 8 MiB of shadow stack: js_main.c lets QuickJS use 6 of them before a RangeError.
+    "$CC" "${CFLAGS[@]}" -o "$work/$name.wasm" "$work"/*.o "$work/$name/main.o" "${LIBS[@]}" \
+      -Wl,-z,stack-size=$((8 << 20))
+    install_module "$name" "$work/$name.wasm" "$QJS_VERSION"
+  done
 }
 
 # A child invocation builds one interpreter, so `set -e` holds inside it.
@@ -143,14 +151,19 @@ if ! command -v "$CC" >/dev/null 2>&1 || [[ ! -f "$SYSROOT/libc.a" || ! -f "$SYS
   exit 0
 fi
 mkdir -p "$DEST"
+# current NAME: whether NAME.wasm is installed and built from what is here now.
+current() { [[ -f "$DEST/$1.wasm" && -f "$DEST/$1.stamp" && "$(cat "$DEST/$1.stamp")" == "$(stamp "$1")" ]]; }
+
 for name in lua sqlite3 js; do
-  if [[ -f "$DEST/$name.wasm" && -f "$DEST/$name.stamp" && "$(cat "$DEST/$name.stamp")" == "$(stamp "$name")" ]]; then
+  # One build makes both QuickJS modules.
+  modules=("$name"); [[ "$name" == js ]] && modules+=(ts)
+  if current "$name" && { [[ "$name" != js ]] || current ts; }; then
     log "$name up to date"
     continue
   fi
   log "building $name"
   if ! bash "${BASH_SOURCE[0]}" --build "${name%3}"; then
-    rm -f "$DEST/$name.wasm" "$DEST/$name.version" "$DEST/$name.stamp"
+    for m in "${modules[@]}"; do rm -f "$DEST/$m.wasm" "$DEST/$m.version" "$DEST/$m.stamp"; done
     log "building $name failed; it stays unsupported" >&2
   fi
 done

@@ -1,6 +1,7 @@
-"""Writes cases.json: stdin -> expected stdout for the 30 problems that lua.txt, js.txt and
-ruby.txt solve (sandbox/tests/interpreted_judge.rs). The expected outputs come from these Python
-references, written independently of the Lua, JavaScript and Ruby solutions. Run: python3 cases_gen.py"""
+"""Writes cases.json: stdin -> expected stdout for the 30 problems that lua.txt, js.txt, ts.txt
+and ruby.txt solve (sandbox/tests/interpreted_judge.rs). The expected outputs come from these
+Python references, written independently of the Lua, JavaScript, TypeScript and Ruby solutions.
+Run: python3 cases_gen.py"""
 
 import json
 import math
