@@ -1,4 +1,4 @@
-//! Lua, SQL, JavaScript and Ruby through the API: SandboxFusion's `/run_code` under its
+//! Lua, SQL, JavaScript, Ruby and TypeScript through the API: SandboxFusion's `/run_code` under its
 //! language names, `/v1/verify/code` in the stdio style, and `/v1/capabilities`.
 
 mod support;
@@ -37,7 +37,7 @@ async fn run_code(s: &TestService, body: Value) -> Value {
 
 /// One accepted and one rejected program per SandboxFusion language name, as verl sends them.
 #[tokio::test]
-async fn run_code_runs_lua_sql_nodejs_and_ruby() {
+async fn run_code_runs_lua_sql_nodejs_ruby_and_typescript() {
     let s = TestService::start().await;
     let programs = [
         (
@@ -63,6 +63,12 @@ async fn run_code_runs_lua_sql_nodejs_and_ruby() {
             "ruby",
             "n = gets.to_i\nputs n * 2",
             "n = gets.to_i\nputs n.fetch(2)",
+        ),
+        (
+            "typescript",
+            "typescript",
+            "import { readFileSync } from 'fs';\nconst n: number = Number(readFileSync(0, 'utf8'));\nconsole.log(n * 2);",
+            "interface P { y?: { z: number } }\nconst n = {} as P;\nconsole.log(n.y!.z);",
         ),
     ];
     for (name, capability, accepted, rejected) in programs {
@@ -109,7 +115,7 @@ async fn unsupported_language_names_list_the_new_ones() {
     assert_eq!(status, 422, "{err}");
     assert_eq!(err["error"]["field"], "language");
     let message = err["error"]["message"].as_str().unwrap();
-    for name in ["lua", "sql", "nodejs", "ruby"] {
+    for name in ["lua", "sql", "nodejs", "ruby", "typescript"] {
         assert!(message.contains(name), "{message}");
     }
 }
@@ -142,6 +148,12 @@ async fn verify_code_judges_each_language_by_its_fence() {
             "rb",
             "$stdin.each_line { |l| a, b = l.split.map(&:to_i); puts a + b }",
             "$stdin.each_line { |l| a, b = l.split.map(&:to_i); puts a * b }",
+        ),
+        (
+            "typescript",
+            "ts",
+            "import * as fs from 'fs';\nfor (const l of fs.readFileSync(0, 'utf8').trim().split('\\n')) { const [a, b] = l.split(' ').map(Number) as [number, number]; console.log(a + b); }",
+            "import * as fs from 'fs';\nfor (const l of fs.readFileSync(0, 'utf8').trim().split('\\n')) { const [a, b] = l.split(' ') as [string, string]; console.log(a + b); }",
         ),
     ];
     for (language, fence, right, wrong) in cases {
@@ -182,41 +194,29 @@ async fn verify_code_judges_each_language_by_its_fence() {
     }
 }
 
-/// `/v1/verify/code`, call style, JavaScript: the function the response declares or exports
-/// is called per case inside the sandbox and its JSON result compared on the host.
-#[tokio::test]
-async fn verify_code_calls_javascript_functions() {
-    let s = TestService::start().await;
-    if !installed(&s, "javascript").await {
-        return;
-    }
-    let reference = json!({"language": "javascript", "style": "call", "entry_point": "uniqueSorted", "cases": [
+/// The call-style checks JavaScript and TypeScript share, for `uniqueSorted`: each of `rights`
+/// passes, `wrong` is a wrong answer, `crash` a runtime error with a TypeError; in `fence` blocks.
+async fn unique_sorted_judged(
+    s: &TestService,
+    language: &str,
+    fence: &str,
+    rights: &[&str],
+    wrong: &str,
+    crash: &str,
+) -> Value {
+    let reference = json!({"language": language, "style": "call", "entry_point": "uniqueSorted", "cases": [
         {"args": [[3, 1, 3, 2]], "expected": [1, 2, 3]}, {"args": [[]], "expected": []}]});
-    for right in [
-        "function uniqueSorted(xs) { return [...new Set(xs)].sort((a, b) => a - b); }",
-        "const uniqueSorted = (xs) => new Set(xs);",
-        "module.exports = { uniqueSorted: (xs) => Array.from(new Set(xs)).sort() };",
-    ] {
-        let v = judge(&s, &reference, &format!("```javascript\n{right}\n```")).await;
+    for right in rights {
+        let v = judge(s, &reference, &format!("```{fence}\n{right}\n```")).await;
         assert_eq!(v["reward"].as_f64(), Some(1.0), "{right}: {v}");
     }
-    let v = judge(
-        &s,
-        &reference,
-        "```js\nconst uniqueSorted = (xs) => xs;\n```",
-    )
-    .await;
+    let v = judge(s, &reference, &format!("```{fence}\n{wrong}\n```")).await;
     assert_eq!(
         (v["reward"].as_f64(), v["cases"][0]["status"].as_str()),
         (Some(0.0), Some("wrong_answer")),
         "{v}"
     );
-    let v = judge(
-        &s,
-        &reference,
-        "```js\nfunction uniqueSorted(xs) { return xs.uniq(); }\n```",
-    )
-    .await;
+    let v = judge(s, &reference, &format!("```{fence}\n{crash}\n```")).await;
     assert_eq!(v["cases"][0]["status"], "runtime_error", "{v}");
     assert!(
         v["cases"][0]["error"]
@@ -225,6 +225,30 @@ async fn verify_code_calls_javascript_functions() {
             .contains("TypeError"),
         "{v}"
     );
+    reference
+}
+
+/// `/v1/verify/code`, call style, JavaScript: the function the response declares or exports
+/// is called per case inside the sandbox and its JSON result compared on the host.
+#[tokio::test]
+async fn verify_code_calls_javascript_functions() {
+    let s = TestService::start().await;
+    if !installed(&s, "javascript").await {
+        return;
+    }
+    let reference = unique_sorted_judged(
+        &s,
+        "javascript",
+        "js",
+        &[
+            "function uniqueSorted(xs) { return [...new Set(xs)].sort((a, b) => a - b); }",
+            "const uniqueSorted = (xs) => new Set(xs);",
+            "module.exports = { uniqueSorted: (xs) => Array.from(new Set(xs)).sort() };",
+        ],
+        "const uniqueSorted = (xs) => xs;",
+        "function uniqueSorted(xs) { return xs.uniq(); }",
+    )
+    .await;
     let v = judge(&s, &reference, "```js\nfunction other() {}\n```").await;
     assert_eq!(
         v["reward"].as_f64(),
@@ -239,7 +263,7 @@ async fn verify_code_calls_javascript_functions() {
             v["message"]
                 .as_str()
                 .unwrap()
-                .contains("Python, JavaScript and Ruby only"),
+                .contains("Python, JavaScript, TypeScript and Ruby only"),
             "{v}"
         );
     }
@@ -291,6 +315,38 @@ async fn verify_code_calls_ruby_methods() {
     );
 }
 
+/// `/v1/verify/code`, call style, TypeScript: as JavaScript, once the types are stripped; types
+/// are not checked.
+#[tokio::test]
+async fn verify_code_calls_typescript_functions() {
+    let s = TestService::start().await;
+    if !installed(&s, "typescript").await {
+        return;
+    }
+    let reference = unique_sorted_judged(
+        &s,
+        "typescript",
+        "ts",
+        &[
+            "function uniqueSorted(xs: number[]): number[] { return [...new Set(xs)].sort((a, b) => a - b); }",
+            "export const uniqueSorted = <T,>(xs: T[]): Set<T> => new Set<T>(xs);",
+            "enum Order { Up = 1 }\nclass Sorter { constructor(private order: Order) {} run(xs: number[]) { return [...new Set(xs)].sort((a, b) => (a - b) * this.order); } }\nexport function uniqueSorted(xs: number[]) { return new Sorter(Order.Up).run(xs); }",
+            // A type error: tsc would refuse it, the stripper does not.
+            "function uniqueSorted(xs: string): number { return [...new Set(xs)].sort() as any; }",
+        ],
+        "const uniqueSorted = (xs: number[]) => xs;",
+        "function uniqueSorted(xs: number[]) { return (xs as any).uniq(); }",
+    )
+    .await;
+    let v = judge(
+        &s,
+        &reference,
+        "```typescript\nfunction uniqueSorted(xs: number[]): { return xs; }\n```",
+    )
+    .await;
+    assert_eq!(v["reward"].as_f64(), Some(0.0), "a syntax error: {v}");
+}
+
 #[tokio::test]
 async fn capabilities_give_each_interpreter_its_version() {
     let s = TestService::start().await;
@@ -300,6 +356,8 @@ async fn capabilities_give_each_interpreter_its_version() {
         ("sql", "SQLite 3.", "22-interpreters.sh"),
         ("javascript", "QuickJS-ng", "22-interpreters.sh"),
         ("ruby", "Ruby 3.4", "23-ruby.sh"),
+        // ts.wasm comes from 22-interpreters.sh, its stripper from 24-typescript.sh.
+        ("typescript", "sucrase 3.35.1", "scripts/setup.d/2"),
     ] {
         let entry = v["languages"]
             .as_array()

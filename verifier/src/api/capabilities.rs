@@ -19,7 +19,7 @@ pub struct Capabilities {
 /// Whether one language runs here.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LanguageSupport {
-    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript` or `ruby`.
+    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript`, `ruby` or `typescript`.
     #[schema(value_type = String, example = "cpp")]
     pub language: Language,
     /// Programs in this language are accepted.

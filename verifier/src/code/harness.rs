@@ -1,5 +1,5 @@
-//! The code appended after a program to run its tests (Python; JavaScript and Ruby for function
-//! calls), and the parsing of what it prints.
+//! The code appended after a program to run its tests (Python; JavaScript, TypeScript and Ruby
+//! for function calls), and the parsing of what it prints.
 //!
 //! The harness prints its results on lines prefixed with a per-run random marker, after the
 //! program has run. A program that exits early (`exit(0)`, `os._exit`, `SystemExit`) never
@@ -130,8 +130,8 @@ __judge_cases({entry_point}, {cases}, {marker})
     )
 }
 
-/// Function-call program in JavaScript: like [`call_program`], for a function the program
-/// declares at top level (or exports as `module.exports`). Sets come back sorted, as from the
+/// Function-call program in JavaScript or TypeScript: like [`call_program`], for a function the
+/// program declares at top level (or exports, as `module.exports` or an ES `export`). Sets come back sorted, as from the
 /// Python harness; BigInts as numbers; `undefined` and functions are unserializable.
 pub fn call_program_js(code: &str, entry_point: &str, args: &[Vec<Value>], marker: &str) -> String {
     let cases = serde_json::to_string(args).expect("json values serialize");

@@ -181,11 +181,15 @@ impl Judge {
         let args: Vec<Vec<serde_json::Value>> = cases.iter().map(|c| c.args.clone()).collect();
         let source = match language {
             Language::Python => harness::call_program(code, entry_point, &args, &marker),
-            Language::JavaScript => harness::call_program_js(code, entry_point, &args, &marker),
+            // TypeScript's types are stripped in the guest; the harness is plain JavaScript,
+            // which is TypeScript too.
+            Language::JavaScript | Language::TypeScript => {
+                harness::call_program_js(code, entry_point, &args, &marker)
+            }
             Language::Ruby => harness::call_program_rb(code, entry_point, &args, &marker),
             _ => {
                 return Err(Unjudged::InvalidReference(
-                    "function-call tests are Python, JavaScript and Ruby only".into(),
+                    "function-call tests are Python, JavaScript, TypeScript and Ruby only".into(),
                 ));
             }
         };

@@ -24,8 +24,8 @@ pub struct CodeVerdict {
     /// How the program was taken from the response.
     #[schema(value_type = String)]
     pub extraction: Extraction,
-    /// Runtime(s) that ran it (`python_fast`, `python_full`, `wasi`, `lua`, `sqlite`, `quickjs`,
-    /// `ruby`).
+    /// Runtime(s) that ran it (`python_fast`, `python_full`, `wasi`, `lua`, `sqlite`, `quickjs`
+    /// for JavaScript and TypeScript, `ruby`).
     pub runtime: Option<String>,
     /// Cases passed.
     pub passed: usize,

@@ -16,17 +16,17 @@ use crate::code::{FUEL_WALL_GUARD, MAX_FUEL};
 use crate::error::Refusal;
 use crate::ingest::check_size;
 
-/// SandboxFusion's `RunCodeRequest` (Python, C, C++, Lua, SQL, JavaScript and Ruby are supported
-/// here).
+/// SandboxFusion's `RunCodeRequest` (Python, C, C++, Lua, SQL, JavaScript, Ruby and TypeScript
+/// are supported here).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RunCodeRequest {
     /// Source code.
     pub code: String,
-    /// `python`, `cpp`, `c`, `lua`, `sql`, `nodejs` or `ruby`, or an alias (`python3`, `py`,
-    /// `c++`, `cxx`, `cc`, `sqlite`, `sqlite3`, `node`, `javascript`, `js`, `rb`); case and
-    /// surrounding white space are ignored.
+    /// `python`, `cpp`, `c`, `lua`, `sql`, `nodejs`, `ruby` or `typescript`, or an alias
+    /// (`python3`, `py`, `c++`, `cxx`, `cc`, `sqlite`, `sqlite3`, `node`, `javascript`, `js`, `rb`,
+    /// `ts`); case and surrounding white space are ignored.
     #[schema(
-        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc]|[Ll][Uu][Aa]|[Ss][Qq][Ll]|[Ss][Qq][Ll][Ii][Tt][Ee]3?|[Nn][Oo][Dd][Ee][Jj][Ss]|[Nn][Oo][Dd][Ee]|[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Jj][Ss]|[Rr][Uu][Bb][Yy]|[Rr][Bb])\s*$"
+        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc]|[Ll][Uu][Aa]|[Ss][Qq][Ll]|[Ss][Qq][Ll][Ii][Tt][Ee]3?|[Nn][Oo][Dd][Ee][Jj][Ss]|[Nn][Oo][Dd][Ee]|[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Jj][Ss]|[Rr][Uu][Bb][Yy]|[Rr][Bb]|[Tt][Yy][Pp][Ee][Ss][Cc][Rr][Ii][Pp][Tt]|[Tt][Ss])\s*$"
     )]
     pub language: String,
     /// Compile timeout in seconds (C/C++), 0.001–600.
@@ -226,7 +226,7 @@ impl RunCode {
             Refusal::invalid(
                 "language",
                 format!(
-                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript) and ruby",
+                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript), ruby and typescript",
                     req.language
                 ),
             )
