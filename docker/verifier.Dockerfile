@@ -54,15 +54,18 @@ COPY scripts/setup.d/21-clang-wasi.sh /tmp/21-clang-wasi.sh
 RUN bash /tmp/21-clang-wasi.sh \
     && clang-19 --version && command -v bwrap && test -f /usr/lib/wasm32-wasi/libc.a \
     && rm -rf /var/lib/apt/lists/* /tmp/21-clang-wasi.sh
-# Lua, SQLite's shell and QuickJS-ng for wasm32-wasi, built by the project's own step with that
-# toolchain from pinned, checksummed sources, and ruby.wasm's prebuilt CRuby (pinned, checksummed);
-# without them those languages are refused.
-COPY scripts/setup.d/22-interpreters.sh scripts/setup.d/23-ruby.sh /tmp/hacrl/scripts/setup.d/
+# Lua, SQLite's shell and QuickJS-ng (js.wasm, and ts.wasm for TypeScript) for wasm32-wasi,
+# built by the project's own step with that toolchain from pinned, checksummed sources,
+# ruby.wasm's prebuilt CRuby (pinned, checksummed) and sucrase bundled as TypeScript's type
+# stripper (pinned, checksummed; esbuild runs here only); without them those languages are refused.
+COPY scripts/setup.d/22-interpreters.sh scripts/setup.d/23-ruby.sh scripts/setup.d/24-typescript.sh /tmp/hacrl/scripts/setup.d/
 COPY sandbox/interpreters /tmp/hacrl/sandbox/interpreters
 RUN export HACRL_CACHE=/opt/hacrl/cache \
     && bash /tmp/hacrl/scripts/setup.d/22-interpreters.sh \
     && bash /tmp/hacrl/scripts/setup.d/23-ruby.sh \
-    && for m in lua sqlite3 js ruby; do test -f "$HACRL_CACHE/interpreters/$m.wasm"; done \
+    && bash /tmp/hacrl/scripts/setup.d/24-typescript.sh \
+    && for m in lua sqlite3 js ts ruby; do test -f "$HACRL_CACHE/interpreters/$m.wasm"; done \
+    && test -f "$HACRL_CACHE/interpreters/typescript-strip.js" \
     && rm -rf /tmp/hacrl "$HACRL_CACHE/interpreter-sources" \
     && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier

@@ -300,11 +300,20 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
 
     // Code judged inside the container: Python, C and C++, the compiler confined under the
     // container's seccomp profile, as /v1/capabilities says, and the interpreters the image
-    // carries (Lua, SQLite, QuickJS, Ruby).
+    // carries (Lua, SQLite, QuickJS, Ruby, TypeScript on QuickJS).
     let api = Api::new(&p.url(), Duration::from_secs(120));
     let caps = api.get("/v1/capabilities").await?;
     p.log(&format!("capabilities: {caps}"));
-    for lang in ["python", "c", "cpp", "lua", "sql", "javascript", "ruby"] {
+    for lang in [
+        "python",
+        "c",
+        "cpp",
+        "lua",
+        "sql",
+        "javascript",
+        "ruby",
+        "typescript",
+    ] {
         let entry = caps["languages"]
             .as_array()
             .and_then(|l| l.iter().find(|e| e["language"] == lang))
@@ -332,6 +341,7 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
         ("sql", "select 6 * 7;"),
         ("nodejs", "console.log(6 * 7)"),
         ("ruby", "puts 6 * 7"),
+        ("typescript", "const n: number = 6 * 7;\nconsole.log(n)"),
     ] {
         let r = run_code(&api, lang, code).await?;
         assert_eq!(r["status"], "Success", "{lang}: {r}");

@@ -143,6 +143,11 @@ LANGUAGE_CASES = {
     "sql": ("select 2 + 3;\n", "select 2 * 3;\n", "", "5\n"),
     "ruby": ("a, b = gets.split.map(&:to_i)\nputs a + b\n",
              "a, b = gets.split.map(&:to_i)\nputs a - b\n", "2 3\n", "5\n"),
+    "typescript": ("import { readFileSync } from 'fs';\n"
+                   "const [a, b]: number[] = readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+                   "console.log(a + b);\n",
+                   "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/) as string[];\n"
+                   "console.log(a + b);\n", "2 3\n", "5\n"),
 }
 
 
