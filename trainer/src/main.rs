@@ -116,7 +116,8 @@ struct InitModelArgs {
 
 #[derive(Args)]
 struct ImportGgufArgs {
-    /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors; llama, qwen2, qwen3).
+    /// The .gguf file (F32/F16/BF16/Q8_0/Q4_0/Q4_1/Q5_0/Q4_K/Q6_K tensors; llama, qwen2, qwen3,
+    /// gemma3).
     #[arg(long)]
     gguf: PathBuf,
     /// Output directory.

@@ -10,10 +10,45 @@ use trainer::experiment::config::Origin;
 use trainer::experiment::stats::Endpoint;
 use trainer::experiment::{ExperimentConfig, run_experiment};
 
+/// The committed `experiments/<name>/experiment.toml`.
+fn committed(name: &str) -> ExperimentConfig {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../experiments")
+        .join(name)
+        .join("experiment.toml");
+    ExperimentConfig::load(&file).expect("the committed experiment file loads")
+}
+
+/// The primary comparison the experiments declare: HACPO − GSPO×2.
+fn assert_primary_is_hacpo_against_gspo2x(cfg: &ExperimentConfig) {
+    let primary = cfg.experiment.primary.as_ref().expect("a primary endpoint");
+    assert_eq!(
+        (primary.arm.as_str(), primary.baseline.as_str()),
+        ("hacpo", "gspo2x")
+    );
+}
+
+/// A smoke-test size of `cfg`: two steps of 2 prompts × 2 on 30 training problems, against the
+/// test's verifier, under a unique run name (which keeps its datasets and runs apart from any
+/// other in the database), with warm-ups of `warmup_steps` batches of 4.
+fn shrink(cfg: &mut ExperimentConfig, url: &str, out: &Path, seeds: &[u64], warmup_steps: usize) {
+    cfg.verifier.url = url.into();
+    cfg.run.name = format!("smoke-{}", uuid::Uuid::new_v4().simple());
+    cfg.run.output_dir = out.into();
+    (cfg.run.steps, cfg.run.prompts_per_step, cfg.run.group_size) = (2, 2, 2);
+    (cfg.run.max_new_tokens, cfg.run.eval_every, cfg.run.threads) = (8, 1, 1);
+    // Pinning kernels is a process-wide setting of `trainer` itself, not of this test process.
+    cfg.run.deterministic_kernels = false;
+    (cfg.tasks.train, cfg.tasks.test) = (30, 6);
+    cfg.experiment.seeds = seeds.to_vec();
+    for a in &mut cfg.agents {
+        let w = a.warmup.as_mut().unwrap();
+        (w.steps, w.batch_size) = (warmup_steps, 4);
+    }
+}
+
 fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-cpu/experiment.toml");
-    let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
+    let mut cfg = committed("arith-cpu");
     let main_arms = ["gspo", "gspo2x", "naive", "hacpo"];
     let names: Vec<&str> = cfg
         .experiment
@@ -30,23 +65,7 @@ fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
         cfg.experiment.seeds.len() >= 3,
         "the paper's comparison needs 3+ seeds"
     );
-    cfg.verifier.url = url.into();
-    // A unique name keeps this test's datasets and runs apart from any other in the database.
-    cfg.run.name = format!("smoke-{}", uuid::Uuid::new_v4().simple());
-    cfg.run.output_dir = out.into();
-    cfg.run.steps = 2;
-    cfg.run.prompts_per_step = 2;
-    cfg.run.group_size = 2;
-    cfg.run.max_new_tokens = 8;
-    cfg.run.eval_every = 1;
-    cfg.run.threads = 1;
-    cfg.tasks.train = 30;
-    cfg.tasks.test = 6;
-    cfg.experiment.seeds = vec![5];
-    for a in &mut cfg.agents {
-        let w = a.warmup.as_mut().unwrap();
-        (w.steps, w.batch_size) = (3, 4);
-    }
+    shrink(&mut cfg, url, out, &[5], 3);
     cfg.validate().unwrap();
     cfg
 }
@@ -160,17 +179,14 @@ fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
     support::init();
     let (url, db, rt) = support::start_verifier();
     let out = tempfile::tempdir().unwrap();
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-tuned/experiment.toml");
-    let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
+    let mut cfg = committed("arith-tuned");
     // What issue 34 asks the file to declare before anything runs.
     assert!(cfg.experiment.seeds.len() >= 10, "10+ paired seeds");
-    let primary = cfg.experiment.primary.clone().expect("a primary endpoint");
+    assert_primary_is_hacpo_against_gspo2x(&cfg);
     assert_eq!(
-        (primary.arm.as_str(), primary.baseline.as_str()),
-        ("hacpo", "gspo2x")
+        cfg.experiment.primary.as_ref().unwrap().endpoint,
+        Endpoint::LastThree
     );
-    assert_eq!(primary.endpoint, Endpoint::LastThree);
     let tuning = cfg.experiment.tuning.clone().expect("a tuning sweep");
     for lr in [5e-5, 1e-4, 2e-4, 3e-4] {
         assert!(tuning.lr.contains(&lr), "lr {lr} in the grid");
@@ -204,19 +220,8 @@ fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
     (tuning.lr, tuning.eps_scale) = (vec![2e-3], vec![10.0, 1.0]);
     tuning.arms = vec!["gspo".into(), "hacpo".into()];
     cfg.experiment.tuning = Some(tuning);
-    cfg.verifier.url = url.clone();
-    cfg.run.name = format!("smoke-tuned-{}", uuid::Uuid::new_v4().simple());
-    cfg.run.output_dir = out.path().into();
-    (cfg.run.steps, cfg.run.prompts_per_step, cfg.run.group_size) = (2, 2, 2);
-    (cfg.run.max_new_tokens, cfg.run.eval_every, cfg.run.threads) = (8, 1, 1);
-    // Pinning kernels is a process-wide setting of `trainer` itself, not of this test process.
-    cfg.run.deterministic_kernels = false;
-    (cfg.tasks.train, cfg.tasks.test, cfg.tasks.validation) = (30, 6, 5);
-    cfg.experiment.seeds = vec![5, 6];
-    for a in &mut cfg.agents {
-        let w = a.warmup.as_mut().unwrap();
-        (w.steps, w.batch_size) = (3, 4);
-    }
+    shrink(&mut cfg, &url, out.path(), &[5, 6], 3);
+    cfg.tasks.validation = 5;
     // Barely trained agents cannot pass the real gate: first see it refuse to start the arms.
     cfg.experiment.gate = Some(trainer::experiment::gate::GateSpec {
         prompts: 4,
@@ -345,11 +350,7 @@ fn the_real_pair_starts_from_pretrained_models_and_its_gpu_size_is_the_same_expe
             origins,
             ggufs.each_ref().map(|model| Origin::Pretrained { model })
         );
-        let primary = cfg.experiment.primary.as_ref().expect("a primary endpoint");
-        assert_eq!(
-            (primary.arm.as_str(), primary.baseline.as_str()),
-            ("hacpo", "gspo2x")
-        );
+        assert_primary_is_hacpo_against_gspo2x(cfg);
         let tuning = cfg.experiment.tuning.as_ref().expect("a sweep");
         assert!(
             tuning.steps.is_some_and(|s| s < cfg.run.steps),
@@ -429,17 +430,11 @@ fn three_agents_of_three_architectures_run_at_their_declared_settings() {
     support::init();
     let (url, _db, _rt) = support::start_verifier();
     let out = tempfile::tempdir().unwrap();
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/arith-three/experiment.toml");
-    let mut cfg = ExperimentConfig::load(&file).expect("the committed experiment file loads");
+    let mut cfg = committed("arith-three");
     // What issue 34 §6 asks the file to declare: three agents, 5+ paired seeds, the primary.
     assert_eq!(cfg.agents.len(), 3);
     assert!(cfg.experiment.seeds.len() >= 5);
-    let primary = cfg.experiment.primary.clone().expect("a primary endpoint");
-    assert_eq!(
-        (primary.arm.as_str(), primary.baseline.as_str()),
-        ("hacpo", "gspo2x")
-    );
+    assert_primary_is_hacpo_against_gspo2x(&cfg);
     let families: Vec<String> = cfg
         .agents
         .iter()
@@ -464,19 +459,9 @@ fn three_agents_of_three_architectures_run_at_their_declared_settings() {
     assert_eq!((declared[1].lr, declared[1].eps_scale), (Some(1e-4), 1.0));
 
     // Scaled down: two steps at two seeds, barely warmed up.
-    cfg.verifier.url = url;
-    cfg.run.name = format!("smoke-three-{}", uuid::Uuid::new_v4().simple());
-    cfg.run.output_dir = out.path().into();
-    (cfg.run.steps, cfg.run.prompts_per_step, cfg.run.group_size) = (2, 2, 2);
-    (cfg.run.max_new_tokens, cfg.run.eval_every, cfg.run.threads) = (8, 1, 1);
-    cfg.run.deterministic_kernels = false;
-    (cfg.tasks.train, cfg.tasks.test, cfg.tasks.validation) = (30, 6, 5);
-    cfg.experiment.seeds = vec![0, 1];
+    shrink(&mut cfg, &url, out.path(), &[0, 1], 2);
+    cfg.tasks.validation = 5;
     cfg.experiment.gate = None;
-    for a in &mut cfg.agents {
-        let w = a.warmup.as_mut().unwrap();
-        (w.steps, w.batch_size) = (2, 4);
-    }
     let report = run_experiment(&cfg).unwrap();
     assert_eq!(report.agents.len(), 3);
     for (arm, want) in report.arms.iter().zip(&declared) {
