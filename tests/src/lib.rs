@@ -6,6 +6,7 @@ pub mod client;
 pub mod help;
 pub mod launcher;
 pub mod load;
+pub mod replay;
 pub mod workload;
 
 use std::path::PathBuf;
