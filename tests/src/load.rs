@@ -78,6 +78,15 @@ impl Fixture {
     }
 }
 
+/// The `q`-quantile in [0, 1] of values sorted ascending, by nearest rank; zero when empty.
+pub fn nearest_rank<T: Copy + Default>(sorted: &[T], q: f64) -> T {
+    if sorted.is_empty() {
+        return T::default();
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
 /// What one load run measured.
 #[derive(Debug, Clone)]
 pub struct LoadReport {
@@ -104,12 +113,7 @@ pub struct LoadReport {
 impl LoadReport {
     /// The latency at quantile `q` in [0, 1] (nearest rank).
     pub fn percentile(&self, q: f64) -> Duration {
-        if self.latencies.is_empty() {
-            return Duration::ZERO;
-        }
-        let rank =
-            ((q * self.latencies.len() as f64).ceil() as usize).clamp(1, self.latencies.len());
-        self.latencies[rank - 1]
+        nearest_rank(&self.latencies, q)
     }
 
     /// Rollouts verified and stored per second.
@@ -347,4 +351,19 @@ pub async fn run(fixture: Arc<Fixture>, cfg: &LoadConfig) -> anyhow::Result<Load
         elapsed,
         latencies: all.latencies,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_picks_the_ceiling_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(nearest_rank(&v, 0.5), 50.0);
+        assert_eq!(nearest_rank(&v, 0.99), 99.0);
+        assert_eq!(nearest_rank(&v, 1.0), 100.0);
+        assert_eq!(nearest_rank::<f64>(&[], 0.5), 0.0);
+        assert_eq!(nearest_rank::<Duration>(&[], 0.5), Duration::ZERO);
+    }
 }

@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 use splitmix::SplitMix64;
 use tokio::sync::Mutex;
 
+use crate::load::nearest_rank;
+
 /// What verl's client adds to `compile_timeout + run_timeout` as its read timeout.
 const READ_MARGIN: Duration = Duration::from_secs(10);
 /// Attempts per request when the service answers 504 (verl's client retries 504 only).
@@ -201,15 +203,6 @@ impl ReplayReport {
     pub fn failures(&self) -> usize {
         self.kinds.values().map(|k| k.wrong + k.api_errors).sum()
     }
-}
-
-/// The `q`-quantile of sorted values (nearest rank), 0 when empty.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
 }
 
 /// Runs the replay against the service at `base`, sending `token` as a bearer token if given.
@@ -458,8 +451,8 @@ pub fn markdown(r: &ReplayReport) -> String {
             k.wrong,
             k.api_errors,
             k.retries,
-            quantile(&k.latencies_ms, 0.5),
-            quantile(&k.latencies_ms, 0.99),
+            nearest_rank(&k.latencies_ms, 0.5),
+            nearest_rank(&k.latencies_ms, 0.99),
         );
     }
     let secs = r.wall.as_secs_f64();
@@ -469,7 +462,7 @@ pub fn markdown(r: &ReplayReport) -> String {
         r.answered(),
         r.answered() as f64 / secs,
         r.failures(),
-        quantile(&r.healthz_ms, 0.5),
+        nearest_rank(&r.healthz_ms, 0.5),
         r.healthz_ms.last().copied().unwrap_or(0.0),
         r.healthz_ms.len(),
         r.client_cpu.as_secs_f64(),
@@ -529,13 +522,5 @@ mod tests {
         assert!(judge(Kind::Crash, 2, 1, &crash).is_err());
         let mle = json!({"status": "Failed", "sandbox_status": "memory_limit"});
         assert!(judge(Kind::Bomb, 0, 0, &mle).is_ok());
-    }
-
-    #[test]
-    fn quantile_is_nearest_rank() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(quantile(&v, 0.5), 50.0);
-        assert_eq!(quantile(&v, 0.99), 99.0);
-        assert_eq!(quantile(&[], 0.5), 0.0);
     }
 }
