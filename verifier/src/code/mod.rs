@@ -223,13 +223,15 @@ impl JudgeConfig {
     }
 }
 
-/// Sandboxes alive in this process, so that several services (tests) share one per configuration.
+/// Sandboxes alive in this process, so that several services (tests) share one per configuration
+/// (every setting but the queue observer is in the key: a service asking for Landlock must not
+/// get a sandbox confined by namespaces).
 static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
         config.concurrency,
         config.max_runs,
         config.memory_budget_bytes,
@@ -237,7 +239,11 @@ fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
         config.runtime_dir.display(),
         config.interpreter_dir.display(),
         config.cache_dir.display(),
-        config.default_limits
+        config.default_limits,
+        config.confinement,
+        config.clang,
+        config.full_python,
+        config.fast_python
     );
     let mut alive = SANDBOXES.lock().unwrap_or_else(|e| e.into_inner());
     alive.retain(|(_, w)| w.strong_count() > 0);
