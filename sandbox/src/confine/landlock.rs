@@ -16,14 +16,14 @@ use super::{ProcessLimits, Toolset};
 /// The newest Landlock ABI this code knows; older kernels get what they support.
 const NEWEST: ABI = ABI::V6;
 
-/// `program args…` in `work`, restricted just before `exec` to reading the toolset and
-/// reading/writing `work`, with no TCP, no signals or abstract sockets outside, and the filter.
+/// `program args…` with `env` in `work`, restricted just before `exec` to reading the toolset
+/// and reading/writing `work`, with no TCP, no signals or abstract sockets outside, and the
+/// filter.
 pub(super) fn command(
     tools: &Toolset,
     filter: &Filter,
     work: &Path,
-    program: &Path,
-    args: &[OsString],
+    (program, args, env): (&Path, &[OsString], &[(&str, &str)]),
     limits: ProcessLimits,
 ) -> std::io::Result<std::process::Command> {
     let ruleset = ruleset(tools, work).map_err(std::io::Error::other)?;
@@ -32,15 +32,22 @@ pub(super) fn command(
     cmd.env_clear()
         .env("PATH", "/usr/bin")
         .env("TMPDIR", work)
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(work);
     let raw = ruleset.as_raw_fd();
+    let private = tools.private_fd();
     let filter = filter.clone();
     unsafe {
         cmd.pre_exec(move || {
             // Keep the ruleset descriptor alive (and owned) for as long as the command lives.
             let _ = &ruleset;
             limits.apply()?;
+            // The private folder is reached through this descriptor (`/proc/self/fd/N`), also
+            // by the program `exec` starts.
+            if let Some(fd) = private {
+                super::inherit(fd)?;
+            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
                 || libc::syscall(libc::SYS_landlock_restrict_self, raw, 0) != 0
             {
@@ -63,6 +70,10 @@ fn ruleset(tools: &Toolset, work: &Path) -> Result<OwnedFd, String> {
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(&tools.folders, read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&tools.libraries, read)))
+        .and_then(|r| match tools.private_folder() {
+            Some(folder) => r.add_rules(path_beneath_rules([folder], read)),
+            None => Ok(r),
+        })
         .and_then(|r| r.add_rules(path_beneath_rules([work], all)))
         .map_err(|e| format!("landlock: {e}"))?;
     Option::<OwnedFd>::from(created)

@@ -1,8 +1,11 @@
-//! The files the compiler needs: exactly what a jail exposes, read-only.
+//! The files a compiler needs: exactly what a jail exposes, read-only; and where clang's are.
 
 use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 
 /// Where Debian's wasi-libc puts the wasm32-wasi sysroot's libraries.
 const SYSROOT_LIB: &str = "/usr/lib/wasm32-wasi";
@@ -13,26 +16,61 @@ const SYSROOT_INCLUDE: &str = "/usr/include/wasm32-wasi";
 /// Top-level folders that merged-/usr systems make symlinks (the loader's paths go through them).
 const MERGED_USR_LINKS: [&str; 5] = ["/bin", "/sbin", "/lib", "/lib64", "/lib32"];
 
-/// An installed clang able to target wasm32-wasi, and every host path it reads.
-#[derive(Debug, Clone)]
+/// Every host path a toolchain reads, as a jail exposes them.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Toolset {
+    /// Folders exposed read-only, at the same path: the LLVM prefix and the sysroot.
+    pub(crate) folders: Vec<PathBuf>,
+    /// Shared libraries the compiler loads outside its folders (canonical folder, file name as
+    /// the loader asks for it): exposed one by one, not their whole folder.
+    pub(crate) libraries: Vec<PathBuf>,
+    /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
+    /// A folder exposed through a descriptor the service opened, shown at a path of the jail's
+    /// choosing ([`super::Jail::private_folder`]): it may lie where the jail's user cannot
+    /// reach it by path (Go's, under root's own home).
+    private: Option<(PathBuf, Arc<OwnedFd>)>,
+}
+
+/// An installed clang able to target wasm32-wasi, and the linker it runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Clang {
     /// The clang executable (canonical path).
     pub(crate) clang: PathBuf,
     /// The wasm linker clang runs (canonical path).
     linker: PathBuf,
-    /// Folders exposed read-only, at the same path: the LLVM prefix and the sysroot.
-    pub(crate) folders: Vec<PathBuf>,
-    /// Shared libraries clang and the linker load outside the prefix (canonical folder, file
-    /// name as the loader asks for it): exposed one by one, not their whole folder.
-    pub(crate) libraries: Vec<PathBuf>,
-    /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
-    pub(crate) links: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Toolset {
+    /// A toolset of one self-contained folder (static executables and their data), exposed
+    /// through a descriptor.
+    pub(crate) fn private(folder: &Path) -> Result<Toolset, String> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+            .open(folder)
+            .map_err(|e| format!("opening {}: {e}", folder.display()))?;
+        Ok(Toolset {
+            private: Some((folder.to_path_buf(), Arc::new(file.into()))),
+            ..Toolset::default()
+        })
+    }
+
+    /// The private folder's host path.
+    pub(crate) fn private_folder(&self) -> Option<&Path> {
+        self.private.as_ref().map(|(p, _)| p.as_path())
+    }
+
+    /// The private folder's descriptor.
+    pub(crate) fn private_fd(&self) -> Option<RawFd> {
+        self.private.as_ref().map(|(_, fd)| fd.as_raw_fd())
+    }
+}
+
+impl Clang {
     /// Finds clang (the configured one, else `clang-19`, else `clang` on `PATH`), its linker,
     /// the wasm32-wasi sysroot and the shared libraries they load.
-    pub(crate) fn discover(configured: Option<&Path>) -> Result<Toolset, String> {
+    pub(crate) fn discover(configured: Option<&Path>) -> Result<(Clang, Toolset), String> {
         if !Path::new(SYSROOT_LIB).join("libc.a").is_file() {
             return Err(format!(
                 "no wasm32-wasi sysroot in {SYSROOT_LIB} (run scripts/setup.d/21-clang-wasi.sh)"
@@ -80,13 +118,13 @@ impl Toolset {
                 Some((target, PathBuf::from(l)))
             })
             .collect();
-        Ok(Toolset {
-            clang,
-            linker,
+        let tools = Toolset {
             folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
             libraries,
             links,
-        })
+            private: None,
+        };
+        Ok((Clang { clang, linker }, tools))
     }
 
     /// The flags every compile passes (target, sysroot, linker, optimisation); the linker
