@@ -30,11 +30,13 @@ const LINK_CFG: &str = "importcfg.link";
 /// An installed Go toolchain for wasip1.
 #[derive(Clone)]
 pub(crate) struct Go {
-    /// The folder on the host: `bin/compile`, `bin/link`, `pkg/<import path>.a`, `VERSION`.
+    /// The installed folder: `bin/compile`, `bin/link`, `pkg/<import path>.a`, `VERSION`.
+    origin: PathBuf,
+    /// The folder the jail exposes: `origin`, or a staged copy the jail's user can reach.
     folder: PathBuf,
     /// `go1.27.3`.
     version: String,
-    /// `bin/compile` on the host.
+    /// `bin/compile` in `origin`.
     compile: PathBuf,
     /// Import paths of the prebuilt standard packages, sorted.
     packages: Arc<Vec<String>>,
@@ -72,9 +74,14 @@ impl Go {
             compile,
             version: version.trim().to_string(),
             packages: Arc::new(packages),
+            origin: folder.clone(),
             folder,
         };
-        let tools = Toolset::private(&go.folder)?;
+        let tools = Toolset::folder(&go.folder, Jail::as_nobody())?;
+        let go = Go {
+            folder: tools.folders[0].clone(),
+            ..go
+        };
         let jail = Jail::establish(choice, tools, concurrency, |jail| go.self_test(jail))?;
         Ok((jail, Compiler::Go(go)))
     }
@@ -92,7 +99,7 @@ impl Go {
 
     /// Appends the version, the standard packages and the steps' arguments.
     pub(crate) fn identity(&self, id: &mut Vec<u8>) {
-        id.extend(self.folder.as_os_str().as_encoded_bytes());
+        id.extend(self.origin.as_os_str().as_encoded_bytes());
         id.push(0);
         id.extend(self.version.as_bytes());
         for package in self.packages.iter() {
@@ -100,7 +107,7 @@ impl Go {
             id.extend(package.as_bytes());
         }
         // The arguments less the paths a jail decides.
-        for step in self.steps(Path::new(""), Path::new(""), "main.go") {
+        for step in self.steps(Path::new(""), "main.go") {
             for arg in step.args {
                 id.push(0);
                 id.extend(arg.as_encoded_bytes());
@@ -115,30 +122,21 @@ impl Go {
         dir: &Path,
         program: &Program,
     ) -> std::io::Result<(Vec<Step>, &'static [(&'static str, &'static str)])> {
-        let inside = self.inside(jail)?;
         std::fs::write(dir.join("main.go"), &program.source)?;
-        self.write_importcfgs(dir, &inside, &[])?;
-        Ok((self.steps(&inside, &jail.work_folder(dir), "main.go"), ENV))
+        self.write_importcfgs(dir, &[])?;
+        Ok((self.steps(&jail.work_folder(dir), "main.go"), ENV))
     }
 
-    /// The folder as the jail shows it.
-    fn inside(&self, jail: &Jail) -> std::io::Result<PathBuf> {
-        jail.private_folder()
-            .ok_or_else(|| std::io::Error::other("the jail does not show Go's folder"))
-    }
-
-    /// Writes [`COMPILE_CFG`] and [`LINK_CFG`] naming the archives under `inside`, plus `extra`
+    /// Writes [`COMPILE_CFG`] and [`LINK_CFG`] naming the prebuilt archives, plus `extra`
     /// `(import path, archive)` entries.
-    fn write_importcfgs(
-        &self,
-        dir: &Path,
-        inside: &Path,
-        extra: &[(&str, &Path)],
-    ) -> std::io::Result<()> {
+    fn write_importcfgs(&self, dir: &Path, extra: &[(&str, &Path)]) -> std::io::Result<()> {
         let line = |package: &str| {
             format!(
                 "packagefile {package}={}\n",
-                inside.join("pkg").join(format!("{package}.a")).display()
+                self.folder
+                    .join("pkg")
+                    .join(format!("{package}.a"))
+                    .display()
             )
         };
         let extra: String = extra
@@ -154,9 +152,9 @@ impl Go {
         std::fs::write(dir.join(LINK_CFG), all + &extra)
     }
 
-    /// `compile` then `link` of `file` (a `package main`) into [`OUTPUT`]; `inside` is the
-    /// toolchain's folder and `work` the work folder, as the jail shows them.
-    fn steps(&self, inside: &Path, work: &Path, file: &str) -> Vec<Step> {
+    /// `compile` then `link` of `file` (a `package main`) into [`OUTPUT`]; `work` is the work
+    /// folder as the jail shows it.
+    fn steps(&self, work: &Path, file: &str) -> Vec<Step> {
         // Paths recorded in the module (panic traces) are relative to the work folder, so they
         // do not depend on the mechanism or reveal a host path.
         let trim = format!("{}=>", work.display());
@@ -186,11 +184,11 @@ impl Go {
         ];
         vec![
             Step {
-                program: inside.join("bin/compile"),
+                program: self.folder.join("bin/compile"),
                 args: compile.map(OsString::from).to_vec(),
             },
             Step {
-                program: inside.join("bin/link"),
+                program: self.folder.join("bin/link"),
                 args: link.map(OsString::from).to_vec(),
             },
         ]
@@ -200,8 +198,7 @@ impl Go {
     /// service), then compiles a program importing it through the importcfg: the jail holds
     /// only if that fails without the secret, and an ordinary program still compiles and links.
     fn self_test(&self, jail: &Jail) -> Result<(), String> {
-        let inside = self.inside(jail).map_err(|e| e.to_string())?;
-        let compile = inside.join("bin/compile");
+        let compile = self.folder.join("bin/compile");
         let canary = Canary::new("canary.a", |secret| {
             let source = format!("package canary\n\nconst Secret = \"{secret}\"\n");
             let args = ["-o", "canary.a", "-p", "canary", "-pack", "canary.go"];
@@ -242,15 +239,14 @@ impl Go {
         source: &str,
         extra: &[(&str, &Path)],
     ) -> Result<(bool, String), String> {
-        let inside = self.inside(jail).map_err(|e| e.to_string())?;
         let cfg = tempfile::tempdir().map_err(|e| e.to_string())?;
-        self.write_importcfgs(cfg.path(), &inside, extra)
+        self.write_importcfgs(cfg.path(), extra)
             .map_err(|e| format!("writing importcfg: {e}"))?;
         let read = |name| std::fs::read(cfg.path().join(name)).map_err(|e| e.to_string());
         let (compile_cfg, link_cfg) = (read(COMPILE_CFG)?, read(LINK_CFG)?);
         // The probe's own folder is where the jail shows it; its name is known only inside
         // `probe`, so paths are not trimmed here.
-        let steps = self.steps(&inside, Path::new("/nonexistent"), "main.go");
+        let steps = self.steps(Path::new("/nonexistent"), "main.go");
         let steps: Vec<(&Path, Vec<OsString>)> = steps
             .iter()
             .map(|s| (s.program.as_path(), s.args.clone()))

@@ -1,8 +1,9 @@
-//! Judged correctly, per interpreted language: 30 solved problems each
+//! Judged correctly, per interpreted language and for Go: 30 solved problems each
 //! (tests/data/interpreted), every problem with an accepted solution, a wrong one, a crashing
-//! one and a slow one. Lua, JavaScript, TypeScript and Ruby solve the same stdin/stdout problems
-//! (cases.json, expected outputs from independent Python references in cases_gen.py); SQL has
-//! its own, each a script with its expected output.
+//! one and a slow one. Lua, JavaScript, TypeScript, Ruby and Go solve the same stdin/stdout
+//! problems (cases.json, expected outputs from independent Python references in cases_gen.py);
+//! SQL has its own, each a script with its expected output. Go's 120 sources are each compiled
+//! once (Go's compiler, then Cranelift) and then run case by case from the build cache.
 
 mod interpreted;
 mod support;
@@ -243,6 +244,13 @@ async fn typescript_problems_are_judged_correctly() {
 async fn ruby_problems_are_judged_correctly() {
     if installed(Language::Ruby) {
         judge(Language::Ruby, problems("ruby.txt"), &cases()).await;
+    }
+}
+
+#[tokio::test]
+async fn go_problems_are_judged_correctly() {
+    if installed(Language::Go) {
+        judge(Language::Go, problems("go.txt"), &cases()).await;
     }
 }
 

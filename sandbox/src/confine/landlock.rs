@@ -36,18 +36,12 @@ pub(super) fn command(
         .args(args)
         .current_dir(work);
     let raw = ruleset.as_raw_fd();
-    let private = tools.private_fd();
     let filter = filter.clone();
     unsafe {
         cmd.pre_exec(move || {
             // Keep the ruleset descriptor alive (and owned) for as long as the command lives.
             let _ = &ruleset;
             limits.apply()?;
-            // The private folder is reached through this descriptor (`/proc/self/fd/N`), also
-            // by the program `exec` starts.
-            if let Some(fd) = private {
-                super::inherit(fd)?;
-            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
                 || libc::syscall(libc::SYS_landlock_restrict_self, raw, 0) != 0
             {
@@ -70,10 +64,6 @@ fn ruleset(tools: &Toolset, work: &Path) -> Result<OwnedFd, String> {
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(&tools.folders, read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&tools.libraries, read)))
-        .and_then(|r| match tools.private_folder() {
-            Some(folder) => r.add_rules(path_beneath_rules([folder], read)),
-            None => Ok(r),
-        })
         .and_then(|r| r.add_rules(path_beneath_rules([work], all)))
         .map_err(|e| format!("landlock: {e}"))?;
     Option::<OwnedFd>::from(created)

@@ -97,9 +97,6 @@ const TMPFS_BYTES: u64 = 256 << 20;
 /// Where the work folder appears inside the namespace jail.
 const JAIL_WORK: &str = "/work";
 
-/// Where the toolset's private folder appears inside the namespace jail.
-const JAIL_PRIVATE: &str = "/toolchain";
-
 /// The uid/gid compiles run as when the service runs as root (`nobody` on Debian).
 const NOBODY: u32 = 65534;
 
@@ -131,6 +128,11 @@ enum Kind {
 }
 
 impl Jail {
+    /// Whether compiles run as `nobody` (the service runs as root).
+    pub(crate) fn as_nobody() -> bool {
+        unsafe { libc::geteuid() == 0 }
+    }
+
     /// Sets up a confinement for `tools`, checking it holds with `self_test` (which tries to
     /// read a host file through it, see [`Canary`]); `Err` says why none could be used (the
     /// toolchain's languages then stay unsupported).
@@ -141,7 +143,7 @@ impl Jail {
         self_test: impl Fn(&Jail) -> Result<(), String>,
     ) -> Result<Jail, String> {
         let filter = seccomp::Filter::build()?;
-        let drop_to_nobody = (unsafe { libc::geteuid() } == 0)
+        let drop_to_nobody = Jail::as_nobody()
             .then_some((PROCESSES_PER_COMPILE * concurrency.max(1) as u64).max(NOBODY_PROCESSES));
         let order: &[Mechanism] = match choice {
             ConfinementChoice::Auto => &[Mechanism::Namespaces, Mechanism::Landlock],
@@ -187,17 +189,6 @@ impl Jail {
             Kind::Namespaces(_) => Mechanism::Namespaces,
             Kind::Landlock => Mechanism::Landlock,
         }
-    }
-
-    /// Where the jail shows the toolset's private folder ([`Toolset::private`]): a fixed mount
-    /// point under namespaces, the inherited descriptor under Landlock (the jail's user may not
-    /// be able to reach its host path).
-    pub(crate) fn private_folder(&self) -> Option<PathBuf> {
-        let fd = self.tools.private_fd()?;
-        Some(match self.kind {
-            Kind::Namespaces(_) => PathBuf::from(JAIL_PRIVATE),
-            Kind::Landlock => PathBuf::from(format!("/proc/self/fd/{fd}")),
-        })
     }
 
     /// Where the jail shows the work folder `work` to the compiler (for paths the compiler
@@ -379,12 +370,4 @@ impl ProcessLimits {
         }
         Ok(())
     }
-}
-
-/// Lets descriptor `fd` survive `exec` (clears close-on-exec). Async-signal-safe.
-fn inherit(fd: std::os::fd::RawFd) -> std::io::Result<()> {
-    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 use super::seccomp::Filter;
-use super::{JAIL_PRIVATE, JAIL_WORK, ProcessLimits, TMPFS_BYTES, Toolset};
+use super::{JAIL_WORK, ProcessLimits, TMPFS_BYTES, Toolset};
 
 /// Finds Debian's `bwrap`.
 pub(super) fn find_bwrap() -> Option<PathBuf> {
@@ -29,7 +29,6 @@ pub(super) fn command(
 ) -> std::io::Result<(std::process::Command, OwnedFd)> {
     let program_fd = filter_pipe(filter)?;
     let seccomp = program_fd.as_raw_fd();
-    let private = tools.private_fd();
     let mut cmd = std::process::Command::new(bwrap);
     cmd.env_clear().args([
         "--unshare-all",
@@ -48,6 +47,8 @@ pub(super) fn command(
     for (name, value) in env {
         cmd.args(["--setenv", name, value]);
     }
+    // The private /tmp first: a toolchain staged under the host's /tmp is bound on top of it.
+    cmd.args(["--size", &TMPFS_BYTES.to_string(), "--tmpfs", "/tmp"]);
     for folder in &tools.folders {
         cmd.arg("--ro-bind").arg(folder).arg(folder);
     }
@@ -57,11 +58,6 @@ pub(super) fn command(
     for (target, link) in &tools.links {
         cmd.arg("--symlink").arg(target).arg(link);
     }
-    if let Some(fd) = private {
-        // By descriptor: bwrap runs as the jail's user, who may not reach the host path.
-        cmd.args(["--ro-bind-fd", &fd.to_string(), JAIL_PRIVATE]);
-    }
-    cmd.args(["--size", &TMPFS_BYTES.to_string(), "--tmpfs", "/tmp"]);
     cmd.arg("--bind").arg(work).arg(JAIL_WORK);
     cmd.args([
         "--chdir",
@@ -75,11 +71,10 @@ pub(super) fn command(
     unsafe {
         cmd.pre_exec(move || {
             limits.apply()?;
-            // bwrap reads the filter (and the private folder) from the descriptors named on its
-            // command line, which must survive `exec`.
-            super::inherit(seccomp)?;
-            if let Some(fd) = private {
-                super::inherit(fd)?;
+            // bwrap reads the filter from the descriptor named on its command line, which must
+            // survive `exec`.
+            if libc::fcntl(seccomp, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
             }
             Ok(())
         });

@@ -1,8 +1,6 @@
 //! The files a compiler needs: exactly what a jail exposes, read-only; and where clang's are.
 
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -26,10 +24,8 @@ pub(crate) struct Toolset {
     pub(crate) libraries: Vec<PathBuf>,
     /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
     pub(crate) links: Vec<(PathBuf, PathBuf)>,
-    /// A folder exposed through a descriptor the service opened, shown at a path of the jail's
-    /// choosing ([`super::Jail::private_folder`]): it may lie where the jail's user cannot
-    /// reach it by path (Go's, under root's own home).
-    private: Option<(PathBuf, Arc<OwnedFd>)>,
+    /// A copy of a folder the jail's user could not reach, kept while the toolset lives.
+    _staged: Option<Arc<tempfile::TempDir>>,
 }
 
 /// An installed clang able to target wasm32-wasi, and the linker it runs.
@@ -42,29 +38,60 @@ pub(crate) struct Clang {
 }
 
 impl Toolset {
-    /// A toolset of one self-contained folder (static executables and their data), exposed
-    /// through a descriptor.
-    pub(crate) fn private(folder: &Path) -> Result<Toolset, String> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
-            .open(folder)
-            .map_err(|e| format!("opening {}: {e}", folder.display()))?;
+    /// A toolset of one self-contained folder (static executables and their data). When the
+    /// jail's user (`nobody`, for a service running as root) cannot reach it, as under root's
+    /// own 0700 home, the folder is first staged (hard links, else copies) in a root-owned
+    /// world-readable folder under the temporary directory: bwrap runs as that user and
+    /// resolves what it mounts by path.
+    pub(crate) fn folder(folder: &Path, as_nobody: bool) -> Result<Toolset, String> {
+        if !as_nobody || reachable_by_others(folder) {
+            return Ok(Toolset {
+                folders: vec![folder.to_path_buf()],
+                ..Toolset::default()
+            });
+        }
+        let staged = tempfile::Builder::new()
+            .prefix("sandbox-toolchain-")
+            .tempdir()
+            .map_err(|e| format!("staging {}: {e}", folder.display()))?;
+        stage(folder, staged.path()).map_err(|e| format!("staging {}: {e}", folder.display()))?;
         Ok(Toolset {
-            private: Some((folder.to_path_buf(), Arc::new(file.into()))),
+            folders: vec![staged.path().to_path_buf()],
+            _staged: Some(Arc::new(staged)),
             ..Toolset::default()
         })
     }
+}
 
-    /// The private folder's host path.
-    pub(crate) fn private_folder(&self) -> Option<&Path> {
-        self.private.as_ref().map(|(p, _)| p.as_path())
-    }
+/// Whether every folder from `/` down to `path` lets others search it, and `path` lets them
+/// read it.
+fn reachable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(path) = path.canonicalize() else {
+        return false;
+    };
+    let mode = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0)
+    };
+    mode(&path) & 0o005 == 0o005 && path.ancestors().skip(1).all(|a| mode(a) & 0o001 != 0)
+}
 
-    /// The private folder's descriptor.
-    pub(crate) fn private_fd(&self) -> Option<RawFd> {
-        self.private.as_ref().map(|(_, fd)| fd.as_raw_fd())
+/// Recreates `from` under `to` (created, made world-readable), linking files where it can.
+fn stage(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            std::fs::create_dir(&target)?;
+            stage(&entry.path(), &target)?;
+        } else if std::fs::hard_link(entry.path(), &target).is_err() {
+            std::fs::copy(entry.path(), &target)?;
+        }
     }
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o755))
 }
 
 impl Clang {
@@ -122,7 +149,7 @@ impl Clang {
             folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
             libraries,
             links,
-            private: None,
+            _staged: None,
         };
         Ok((Clang { clang, linker }, tools))
     }
