@@ -401,7 +401,7 @@ async fn go_programs_pass_through_both_endpoints() {
         "cases": [{"stdin": "2\n5 1\n", "stdout": "1 5\n"}, {"stdin": "1\n7\n", "stdout": "7 7\n"}]});
     let v = judge(&s, &reference, &format!("```go\n{go}```")).await;
     assert_eq!(v["correct"], true, "{v}");
-    let wrong = go.replace("xs[n-1]", "xs[n/2]");
+    let wrong = go.replace("xs[0], xs[n-1]", "xs[n-1], xs[0]");
     let v = judge(&s, &reference, &format!("```go\n{wrong}```")).await;
     assert_eq!(v["correct"], false, "{v}");
 }
