@@ -70,17 +70,13 @@ impl Go {
             return Err(missing());
         }
         packages.sort();
+        let tools = Toolset::folder(&folder, Jail::as_nobody())?;
         let go = Go {
             compile,
             version: version.trim().to_string(),
             packages: Arc::new(packages),
-            origin: folder.clone(),
-            folder,
-        };
-        let tools = Toolset::folder(&go.folder, Jail::as_nobody())?;
-        let go = Go {
             folder: tools.folders[0].clone(),
-            ..go
+            origin: folder,
         };
         let jail = Jail::establish(choice, tools, concurrency, |jail| go.self_test(jail))?;
         Ok((jail, Compiler::Go(go)))
