@@ -6,7 +6,7 @@ use std::path::Path;
 
 pub(crate) use crate::confine::Clang;
 use crate::confine::{Canary, ConfinementChoice, Jail, Toolset};
-use crate::toolchain::{Compiler, OUTPUT, Step};
+use crate::toolchain::{Compiler, OUTPUT, Prepared, Step};
 use crate::{Language, Program};
 
 /// clang's flags for C++ (`-isystem include`: the judge-style headers of `crate::cpp`, written
@@ -65,11 +65,7 @@ impl Clang {
     }
 
     /// Writes the source and headers into `dir`; the one step compiling and linking them.
-    pub(crate) fn prepare(
-        &self,
-        dir: &Path,
-        program: &Program,
-    ) -> std::io::Result<(Vec<Step>, &'static [(&'static str, &'static str)])> {
+    pub(crate) fn prepare(&self, dir: &Path, program: &Program) -> std::io::Result<Prepared> {
         let (file, extra) = match program.language {
             Language::Cpp => ("main.cpp", CPP_FLAGS),
             _ => ("main.c", C_FLAGS),

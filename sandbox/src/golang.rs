@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::confine::{Canary, ConfinementChoice, Jail, Toolset};
-use crate::toolchain::{Compiler, OUTPUT, Step};
+use crate::toolchain::{Compiler, OUTPUT, Prepared, Step};
 use crate::{Config, Program};
 
 /// The folder scripts/setup.d/25-go.sh installs for the sandbox, under the cache root.
@@ -117,7 +117,7 @@ impl Go {
         jail: &Jail,
         dir: &Path,
         program: &Program,
-    ) -> std::io::Result<(Vec<Step>, &'static [(&'static str, &'static str)])> {
+    ) -> std::io::Result<Prepared> {
         std::fs::write(dir.join("main.go"), &program.source)?;
         self.write_importcfgs(dir, &[])?;
         Ok((self.steps(&jail.work_folder(dir), "main.go"), ENV))

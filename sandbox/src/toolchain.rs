@@ -52,6 +52,9 @@ pub(crate) struct Step {
     pub(crate) args: Vec<OsString>,
 }
 
+/// A compile made ready in its work folder: its steps, and the environment they run with.
+pub(crate) type Prepared = (Vec<Step>, &'static [(&'static str, &'static str)]);
+
 /// A confined compiler.
 #[derive(Clone)]
 pub(crate) struct Toolchain {
