@@ -347,3 +347,16 @@ async fn go_escapes_fail_under_namespaces() {
 async fn go_escapes_fail_under_landlock() {
     escapes_fail(ConfinementChoice::Landlock, Mechanism::Landlock).await;
 }
+
+#[test]
+fn go_is_named_as_sandbox_fusion_names_it() {
+    for name in ["go", "golang", "Go"] {
+        assert_eq!(Language::parse(name), Some(Language::Go), "{name}");
+    }
+    assert_eq!(serde_json::to_string(&Language::Go).unwrap(), "\"go\"");
+    assert_eq!(
+        serde_json::from_str::<Language>("\"golang\"").unwrap(),
+        Language::Go
+    );
+    assert!(Language::ALL.contains(&Language::Go));
+}
