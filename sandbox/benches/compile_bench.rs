@@ -57,7 +57,7 @@ fn sandbox(choice: ConfinementChoice) -> Option<Sandbox> {
         ..Config::default()
     })
     .expect("sandbox starts");
-    match sb.compiler_confinement() {
+    match sb.compiler_confinement(Language::Cpp) {
         Some(_) => Some(sb),
         None => {
             eprintln!(

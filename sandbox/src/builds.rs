@@ -1,6 +1,6 @@
-//! Compiled C/C++ programs kept as native code, by source, so a program judged case by case
-//! (verl sends one `/run_code` per test case; the stdio judge runs one program per case) costs
-//! one clang compile and one Cranelift compile, then milliseconds per run.
+//! Compiled programs (C, C++, Go) kept as native code, by source, so a program judged case by
+//! case (verl sends one `/run_code` per test case; the stdio judge runs one program per case)
+//! costs one compile and one Cranelift compile, then milliseconds per run.
 //!
 //! Two levels: wasmtime modules in memory (a module belongs to its engine, so each sandbox keeps
 //! its own), and their serialised native code on disk ([`crate::build_disk`]), which survives
@@ -40,8 +40,8 @@ pub(crate) struct Build {
 /// How often each level answered, and how often a compiler had to run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BuildCounts {
-    /// clang runs (successful or not).
-    pub clang: u64,
+    /// Compiler runs, clang's or Go's (successful or not).
+    pub compiles: u64,
     /// Cranelift compiles of a wasm module into native code.
     pub native: u64,
     /// Runs whose module was already loaded in memory.
@@ -59,7 +59,7 @@ pub(crate) struct Builds {
     /// One lock per source being built, so concurrent runs of it compile once.
     building: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
     disk: Option<BuildDisk>,
-    clang: AtomicU64,
+    compiles: AtomicU64,
     native: AtomicU64,
     memory_hits: AtomicU64,
     disk_hits: AtomicU64,
@@ -94,7 +94,7 @@ impl Builds {
         let disk = match BuildDisk::open(dir) {
             Ok(d) => Some(d),
             Err(e) => {
-                tracing::warn!(dir = %dir.display(), error = %e, "no disk cache of C/C++ builds");
+                tracing::warn!(dir = %dir.display(), error = %e, "no disk cache of builds");
                 None
             }
         };
@@ -104,7 +104,7 @@ impl Builds {
             memory: Mutex::default(),
             building: Mutex::default(),
             disk,
-            clang: AtomicU64::new(0),
+            compiles: AtomicU64::new(0),
             native: AtomicU64::new(0),
             memory_hits: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
@@ -114,15 +114,15 @@ impl Builds {
     /// The counts so far.
     pub(crate) fn counts(&self) -> BuildCounts {
         BuildCounts {
-            clang: self.clang.load(Ordering::Relaxed),
+            compiles: self.compiles.load(Ordering::Relaxed),
             native: self.native.load(Ordering::Relaxed),
             memory_hits: self.memory_hits.load(Ordering::Relaxed),
             disk_hits: self.disk_hits.load(Ordering::Relaxed),
         }
     }
 
-    /// The build of `key`: from memory, from disk, or made by `compile` (clang, returning the
-    /// wasm and what clang said, or why there is none) then Cranelift. A reused build's compile
+    /// The build of `key`: from memory, from disk, or made by `compile` (the compiler, returning
+    /// the wasm and what it said, or why there is none) then Cranelift. A reused build's compile
     /// says `cached`.
     pub(crate) async fn get_or_build<E: From<CompileOutcome>>(
         &self,
@@ -145,7 +145,7 @@ impl Builds {
             if let Some(b) = self.stored(&key) {
                 return Ok(b);
             }
-            self.clang.fetch_add(1, Ordering::Relaxed);
+            self.compiles.fetch_add(1, Ordering::Relaxed);
             let (outcome, wasm) = compile().await?;
             self.native.fetch_add(1, Ordering::Relaxed);
             let failed = |why: String| {

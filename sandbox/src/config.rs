@@ -13,7 +13,7 @@ pub struct Limits {
     /// Wall-clock time for the program itself (not counting compilation).
     #[serde(with = "duration_ms")]
     pub wall_time: Duration,
-    /// Wall-clock time for compiling C/C++.
+    /// Wall-clock time for compiling C, C++ or Go.
     #[serde(with = "duration_ms")]
     pub compile_time: Duration,
     /// Total linear memory of the instance, in bytes.
@@ -80,7 +80,7 @@ pub struct Config {
     pub interpreter_dir: PathBuf,
     /// Folder for precompiled modules (keyed by the engine's compatibility hash).
     pub cache_dir: PathBuf,
-    /// The sandbox's worker threads (admitted runs are time-sliced on them) and the most C/C++
+    /// The sandbox's worker threads (admitted runs are time-sliced on them) and the most
     /// compiles at once: the number of cores.
     pub concurrency: usize,
     /// Most runs admitted at once (the size of wasmtime's instance pool).
@@ -93,7 +93,10 @@ pub struct Config {
     pub fuel: bool,
     /// clang executable for C/C++; `None` looks for `clang-19` then `clang` on PATH.
     pub clang: Option<PathBuf>,
-    /// How the C/C++ compiler is confined (it never runs unconfined).
+    /// Go's folder for wasip1 (`bin/compile`, `bin/link`, the prebuilt standard library);
+    /// `None` takes the one scripts/setup.d/25-go.sh installs under the cache root.
+    pub go: Option<PathBuf>,
+    /// How the compilers are confined (they never run unconfined).
     pub confinement: crate::ConfinementChoice,
     /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
     pub full_python: bool,
@@ -131,6 +134,7 @@ impl Default for Config {
             default_limits: Limits::default(),
             fuel: true,
             clang: None,
+            go: None,
             confinement: crate::ConfinementChoice::Auto,
             full_python: true,
             fast_python: true,

@@ -221,6 +221,7 @@ impl Interpreters {
         }
         let guest = Guest {
             args: spec.args,
+            folder_name: ".",
             runtime: spec.runtime,
             source_file: Some(spec.source_file),
             env: spec.env,

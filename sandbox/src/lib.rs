@@ -3,8 +3,9 @@
 //! Python runs on one of two CPython builds compiled to WebAssembly: a pre-initialised
 //! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
 //! WASI command module (for programs importing a module the fast path lacks). C and C++ are
-//! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
-//! confined by [`confine`] (namespaces or Landlock; never unconfined). Lua, SQL (SQLite's shell
+//! compiled with clang's wasm32-wasi target and Go with Go's own compiler for wasip1 when those
+//! toolchains are installed, the compilers confined by [`confine`] (namespaces or Landlock; never
+//! unconfined). Lua, SQL (SQLite's shell
 //! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude), TypeScript
 //! (the same, after sucrase strips its types inside the guest) and Ruby (ruby.wasm's CRuby) run
 //! on interpreters installed for wasm32-wasi at set-up time (`interpreters`). Every run gets a
@@ -14,8 +15,9 @@
 //!
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
 //! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
-//! runtimes), `clang` (confined compiles by `confine`, kept as native code by `builds` and
-//! `build_disk`) and `interpreters` (Lua, SQL, JavaScript, TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
+//! runtimes), `toolchain` (compiles by `clang` or `golang`, confined by `confine`, kept as
+//! native code by `builds` and `build_disk`) and `interpreters` (Lua, SQL, JavaScript,
+//! TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
@@ -26,6 +28,7 @@ mod clang;
 mod config;
 mod confine;
 mod cpp;
+mod golang;
 mod instance;
 mod interpreters;
 mod meter;
@@ -34,6 +37,7 @@ mod outcome;
 mod python;
 mod runner;
 mod scratch;
+mod toolchain;
 
 pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
@@ -68,11 +72,14 @@ pub enum Language {
     /// JavaScript is.
     #[serde(rename = "typescript", alias = "ts")]
     TypeScript,
+    /// Go, compiled by Go's own toolchain for `GOOS=wasip1 GOARCH=wasm`.
+    #[serde(alias = "golang")]
+    Go,
 }
 
 impl Language {
     /// Every language, in the order `/v1/capabilities` lists them.
-    pub const ALL: [Language; 8] = [
+    pub const ALL: [Language; 9] = [
         Language::Python,
         Language::C,
         Language::Cpp,
@@ -81,11 +88,12 @@ impl Language {
         Language::JavaScript,
         Language::Ruby,
         Language::TypeScript,
+        Language::Go,
     ];
 
     /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`,
     /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`, `ruby`, `rb`, `typescript`,
-    /// `ts`).
+    /// `ts`, `go`, `golang`).
     pub fn parse(name: &str) -> Option<Language> {
         match name.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Some(Language::Python),
@@ -96,6 +104,7 @@ impl Language {
             "nodejs" | "node" | "javascript" | "js" => Some(Language::JavaScript),
             "ruby" | "rb" => Some(Language::Ruby),
             "typescript" | "ts" => Some(Language::TypeScript),
+            "go" | "golang" => Some(Language::Go),
             _ => None,
         }
     }
@@ -111,6 +120,7 @@ impl Language {
             Language::JavaScript => "javascript",
             Language::Ruby => "ruby",
             Language::TypeScript => "typescript",
+            Language::Go => "go",
         }
     }
 }

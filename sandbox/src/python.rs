@@ -174,6 +174,7 @@ impl Python {
             limits,
             Guest {
                 args: &["python"],
+                folder_name: ".",
                 runtime: Runtime::PythonFast,
                 source_file: None,
                 env: &[],
@@ -218,6 +219,7 @@ impl Python {
             limits,
             Guest {
                 args: &["python", "-c", &program.source],
+                folder_name: ".",
                 runtime: Runtime::PythonFull,
                 source_file: None,
                 env: &[],

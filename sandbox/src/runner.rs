@@ -1,5 +1,5 @@
 //! The `Sandbox` façade: the engine, the loaded runtimes, worker threads and admission; it
-//! checks a program, admits it and hands the run to its language (`python`, `clang`,
+//! checks a program, admits it and hands the run to its language (`python`, `toolchain`,
 //! `interpreters`), which run it through the shared `instance` layer.
 
 use std::sync::Arc;
@@ -10,10 +10,10 @@ use anyhow::{Context, Result};
 
 use crate::admission::{AbortOnDrop, Admission, Ticket};
 use crate::builds::{BuildCounts, Builds};
-use crate::clang::Toolchain;
 use crate::instance::Host;
 use crate::interpreters::Interpreters;
 use crate::python::Python;
+use crate::toolchain::{Family, Toolchain};
 use crate::{Config, Language, Limits, Outcome, Program, RunError};
 
 /// How often the epoch ticks; bounds how late a time limit is noticed and how long a guest runs
@@ -34,8 +34,10 @@ struct Inner {
     python: Python,
     /// Lua, SQL and JavaScript, each loaded or the reason it is not.
     interpreters: Interpreters,
-    /// The confined C/C++ toolchain and this engine's builds, or why there is none.
-    toolchain: Result<(Toolchain, Builds), String>,
+    /// The confined C/C++ toolchain and this engine's builds of it, or why there is none.
+    clang: Result<(Toolchain, Builds), String>,
+    /// The confined Go toolchain and this engine's builds of it, or why there is none.
+    go: Result<(Toolchain, Builds), String>,
     admission: Admission,
 }
 
@@ -60,23 +62,27 @@ impl Sandbox {
         let engine = crate::modules::engine(config.fuel, config.max_runs)?;
         let python = Python::load(&engine, &config)?;
         let interpreters = Interpreters::load(&engine, &config);
-        let toolchain = Toolchain::detect(
-            config.clang.as_deref(),
-            config.confinement,
-            config.concurrency,
-        )
-        .map(|t| {
-            let builds = Builds::open(&engine, &t.identity(), &config.cache_dir.join("builds"));
-            (t, builds)
-        });
-        match &toolchain {
-            Ok((t, _)) => tracing::info!(
-                clang = %t.clang().display(),
-                confinement = t.mechanism().as_str(),
-                "C/C++ enabled, compiler confined"
-            ),
-            Err(why) => tracing::warn!(reason = %why, "C/C++ unsupported"),
-        }
+        let compiled = |family: Family, configured: Option<&std::path::Path>| {
+            let found =
+                Toolchain::detect(family, configured, config.confinement, config.concurrency).map(
+                    |t| {
+                        let builds =
+                            Builds::open(&engine, &t.identity(), &config.cache_dir.join("builds"));
+                        (t, builds)
+                    },
+                );
+            match &found {
+                Ok((t, _)) => tracing::info!(
+                    compiler = %t.executable().display(),
+                    confinement = t.mechanism().as_str(),
+                    "{family:?} enabled, compiler confined"
+                ),
+                Err(why) => tracing::warn!(reason = %why, "{family:?} unsupported"),
+            }
+            found
+        };
+        let clang = compiled(Family::Clang, config.clang.as_deref());
+        let go = compiled(Family::Go, config.go.as_deref());
         let workers = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(config.concurrency)
             .thread_name("sandbox")
@@ -108,7 +114,8 @@ impl Sandbox {
                 host: Host { engine, config },
                 python,
                 interpreters,
-                toolchain,
+                clang,
+                go,
             }),
             workers: Some(workers),
             ticker_stop,
@@ -119,7 +126,7 @@ impl Sandbox {
     pub fn supports(&self, language: Language) -> bool {
         match language {
             Language::Python => self.inner.python.available(),
-            Language::C | Language::Cpp => self.inner.toolchain.is_ok(),
+            Language::C | Language::Cpp | Language::Go => self.toolchain(language).is_ok(),
             Language::Lua
             | Language::Sql
             | Language::JavaScript
@@ -139,7 +146,9 @@ impl Sandbox {
                 "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh"
                     .to_string()
             }),
-            Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
+            Language::C | Language::Cpp | Language::Go => {
+                self.toolchain(language).as_ref().err().cloned()
+            }
             Language::Lua
             | Language::Sql
             | Language::JavaScript
@@ -149,7 +158,8 @@ impl Sandbox {
     }
 
     /// What runs `language` here and its version (`None` when unsupported): the interpreter
-    /// for Lua, SQL, JavaScript and Ruby, the language standard for C and C++, the CPython builds.
+    /// for Lua, SQL, JavaScript and Ruby, the language standard for C and C++, Go's release, the
+    /// CPython builds.
     pub fn version(&self, language: Language) -> Option<String> {
         if !self.supports(language) {
             return None;
@@ -166,8 +176,11 @@ impl Sandbox {
                 }
                 .to_string(),
             ),
-            Language::C => Some("C17 (clang, wasm32-wasi)".to_string()),
-            Language::Cpp => Some("C++17 without exceptions (clang, wasm32-wasi)".to_string()),
+            Language::C | Language::Cpp | Language::Go => self
+                .toolchain(language)
+                .as_ref()
+                .ok()
+                .map(|(t, _)| t.version(language)),
             Language::Lua
             | Language::Sql
             | Language::JavaScript
@@ -176,22 +189,37 @@ impl Sandbox {
         }
     }
 
-    /// The mechanism confining the C/C++ compiler, when C/C++ are supported.
-    pub fn compiler_confinement(&self) -> Option<crate::Mechanism> {
-        self.inner
-            .toolchain
-            .as_ref()
-            .ok()
-            .map(|(t, _)| t.mechanism())
+    /// The mechanism confining the compiler of `language` (C, C++, Go), when it is supported;
+    /// `None` for interpreted languages.
+    pub fn compiler_confinement(&self, language: Language) -> Option<crate::Mechanism> {
+        match language {
+            Language::C | Language::Cpp | Language::Go => self
+                .toolchain(language)
+                .as_ref()
+                .ok()
+                .map(|(t, _)| t.mechanism()),
+            _ => None,
+        }
     }
 
-    /// How C/C++ builds were found or made so far (all zero without a toolchain).
+    /// How builds of compiled languages were found or made so far (all zero without a
+    /// toolchain).
     pub fn build_counts(&self) -> BuildCounts {
-        self.inner
-            .toolchain
-            .as_ref()
+        [&self.inner.clang, &self.inner.go]
+            .into_iter()
+            .filter_map(|t| t.as_ref().ok())
             .map(|(_, b)| b.counts())
-            .unwrap_or_default()
+            .fold(BuildCounts::default(), |a, b| BuildCounts {
+                compiles: a.compiles + b.compiles,
+                native: a.native + b.native,
+                memory_hits: a.memory_hits + b.memory_hits,
+                disk_hits: a.disk_hits + b.disk_hits,
+            })
+    }
+
+    /// The toolchain that compiles `language` (Go's, else clang's), or why there is none.
+    fn toolchain(&self, language: Language) -> &Result<(Toolchain, Builds), String> {
+        toolchain_of(&self.inner, language)
     }
 
     /// The configuration this sandbox was built with.
@@ -213,7 +241,7 @@ impl Sandbox {
     }
 
     /// Like [`Sandbox::run`], but answers [`RunError::Busy`] when the run cannot be admitted
-    /// (and, for C/C++, start compiling) within `max_wait`, or when the memory budget cannot
+    /// (and, for a compiled language, start compiling) within `max_wait`, or when the memory budget cannot
     /// cover what the run's own limit allows it to grow to.
     pub async fn run_within(
         &self,
@@ -252,18 +280,20 @@ impl Sandbox {
                         .run(&inner.host, &ticket.grant, &program, &limits)
                         .await
                 }
-                Language::C | Language::Cpp => match &inner.toolchain {
-                    Ok((t, builds)) => {
-                        let run = Admitted {
-                            admission: &inner.admission,
-                            ticket: &ticket,
-                            builds,
-                            deadline,
-                        };
-                        t.run(&inner.host, &run, &program, &limits).await?
+                Language::C | Language::Cpp | Language::Go => {
+                    match toolchain_of(&inner, program.language) {
+                        Ok((t, builds)) => {
+                            let run = Admitted {
+                                admission: &inner.admission,
+                                ticket: &ticket,
+                                builds,
+                                deadline,
+                            };
+                            t.run(&inner.host, &run, &program, &limits).await?
+                        }
+                        Err(_) => Outcome::internal("the toolchain disappeared"),
                     }
-                    Err(_) => Outcome::internal("C/C++ toolchain disappeared"),
-                },
+                }
                 Language::Lua
                 | Language::Sql
                 | Language::JavaScript
@@ -299,6 +329,14 @@ impl Drop for Sandbox {
         if let Some(workers) = self.workers.take() {
             workers.shutdown_background();
         }
+    }
+}
+
+/// The toolchain that compiles `language` (Go's, else clang's).
+fn toolchain_of(inner: &Inner, language: Language) -> &Result<(Toolchain, Builds), String> {
+    match language {
+        Language::Go => &inner.go,
+        _ => &inner.clang,
     }
 }
 

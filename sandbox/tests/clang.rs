@@ -345,7 +345,7 @@ async fn concurrent_cases_compile_once_and_a_restart_loads_native_code_from_disk
         );
     }
     let counts = first.build_counts();
-    assert_eq!((counts.clang, counts.native), (1, 1), "{counts:?}");
+    assert_eq!((counts.compiles, counts.native), (1, 1), "{counts:?}");
     assert_eq!(counts.memory_hits, 3, "{counts:?}");
     drop(first);
 
@@ -359,7 +359,7 @@ async fn concurrent_cases_compile_once_and_a_restart_loads_native_code_from_disk
     let counts = second.build_counts();
     assert_eq!(
         (
-            counts.clang,
+            counts.compiles,
             counts.native,
             counts.disk_hits,
             counts.memory_hits

@@ -72,7 +72,7 @@ fn prerequisites(mechanism: Mechanism) -> bool {
 /// Runs the include/embed attempts under `choice`.
 async fn attempts(choice: ConfinementChoice, expected: Mechanism) {
     let sb = sandbox(choice);
-    let Some(mechanism) = sb.compiler_confinement() else {
+    let Some(mechanism) = sb.compiler_confinement(Language::C) else {
         let why = sb.unsupported_reason(Language::C).unwrap();
         assert!(
             !prerequisites(expected),

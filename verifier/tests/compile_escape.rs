@@ -1,9 +1,9 @@
-//! C/C++ sources that try to make the compiler read the host, through the real service.
+//! C, C++ and Go sources that try to make the compiler read the host, through the real service.
 //!
 //! A canary file with a random secret is created on the host, readable by the service's user,
-//! so that only the compiler's confinement can keep it out. Every technique is sent as C and as
-//! C++ through `POST /run_code` and `POST /v1/verify/code`; the secret must appear nowhere in
-//! any response. Under namespaces the host's paths do not exist in the jail at all, so a
+//! so that only the compiler's confinement can keep it out. Every C technique is sent as C and
+//! as C++, every Go technique as Go, through `POST /run_code` and `POST /v1/verify/code`; the
+//! secret must appear nowhere in any response. Under namespaces the host's paths do not exist in the jail at all, so a
 //! technique aimed at the canary must get the same answer as one aimed at a path that does not
 //! exist (nothing about existence leaks either).
 
@@ -135,6 +135,52 @@ const TECHNIQUES: &[Technique] = &[
     },
 ];
 
+/// The Go techniques: what the `go` command would read for a source (embed patterns, cgo
+/// preambles, imports by path, generate and cgo directives, line directives). The sandbox runs
+/// Go's compiler and linker without it, so none may read the host, nor reveal a path exists.
+const GO_TECHNIQUES: &[Technique] = &[
+    Technique {
+        name: "go:embed absolute",
+        source: "package main\n\nimport (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed {P}\nvar s string\n\nfunc main() { fmt.Print(s) }\n",
+    },
+    Technique {
+        name: "go:embed relative dot-dot",
+        source: "package main\n\nimport (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed ../../../../../../../../..{P}\nvar s string\n\nfunc main() { fmt.Print(s) }\n",
+    },
+    Technique {
+        name: "go:embed of /etc/passwd",
+        source: "package main\n\nimport (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed /etc/passwd\nvar s string\n\nfunc main() { fmt.Print(s) }\n// {P}\n",
+    },
+    Technique {
+        name: "cgo preamble include",
+        source: "package main\n\n// #include \"{P}\"\nimport \"C\"\n\nfunc main() {}\n",
+    },
+    Technique {
+        name: "import by absolute path",
+        source: "package main\n\nimport c \"{P}\"\n\nfunc main() { println(c.X) }\n",
+    },
+    Technique {
+        name: "import of the toolchain's internals",
+        source: "package main\n\nimport \"internal/godebug\"\n\nfunc main() { println(godebug.New(\"{P}\").Value()) }\n",
+    },
+    Technique {
+        name: "import of a module (download attempt)",
+        source: "package main\n\nimport \"golang.org/x/exp/slices\"\n\nfunc main() { println(slices.Max([]int{1}), \"{P}\") }\n",
+    },
+    Technique {
+        name: "go:generate",
+        source: "//go:generate cat {P}\npackage main\n\nfunc main() {}\n",
+    },
+    Technique {
+        name: "line directive then error",
+        source: "package main\n\n//line {P}:1\nfunc main() { undefined() }\n",
+    },
+    Technique {
+        name: "run-time read of the path",
+        source: "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tb, err := os.ReadFile(\"{P}\")\n\tfmt.Println(string(b), err != nil)\n}\n",
+    },
+];
+
 fn source_for(t: &Technique, path: &str) -> String {
     t.source
         .replace("{P}", path)
@@ -176,6 +222,11 @@ async fn judge(s: &TestService, reference: &Value, response: &str) -> Value {
 
 /// The confinement this service reports for C/C++ (`None`: C/C++ unsupported here).
 async fn confinement(s: &TestService) -> Option<String> {
+    confinement_of(s, "c").await
+}
+
+/// The confinement this service reports for `language` (`None`: unsupported here).
+async fn confinement_of(s: &TestService, language: &str) -> Option<String> {
     let r = s
         .http
         .get(format!("{}/v1/capabilities", s.url))
@@ -185,33 +236,43 @@ async fn confinement(s: &TestService) -> Option<String> {
     assert_eq!(r.status(), 200);
     let v: Value = r.json().await.unwrap();
     let langs = v["languages"].as_array().unwrap();
-    let c = langs.iter().find(|l| l["language"] == "c").unwrap();
+    let c = langs.iter().find(|l| l["language"] == language).unwrap();
     if c["supported"] == true {
         Some(c["confinement"].as_str().unwrap().to_string())
     } else {
-        eprintln!("C/C++ unsupported here: {}", c["reason"]);
+        eprintln!("{language} unsupported here: {}", c["reason"]);
         None
     }
 }
 
 /// Sends every technique as C and C++ through both endpoints of a service confined by `choice`.
 async fn no_technique_leaks(choice: ConfinementChoice) {
+    techniques_leak_nothing(choice, TECHNIQUES, &["c", "cpp"]).await;
+}
+
+/// Sends `techniques` in each of `languages` through both endpoints of a service confined by
+/// `choice`.
+async fn techniques_leak_nothing(
+    choice: ConfinementChoice,
+    techniques: &[Technique],
+    languages: &[&str],
+) {
     let s = TestService::start_with_sandbox(verifier::code::JudgeConfig {
         confinement: choice,
         ..Default::default()
     })
     .await;
-    let Some(mechanism) = confinement(&s).await else {
+    let Some(mechanism) = confinement_of(&s, languages[0]).await else {
         // Refused up front is the fail-closed answer; nothing was compiled to leak. On a host
         // with the toolchain (CI installs it) the mechanism must have been established.
         assert!(
-            !toolchain_installed(),
+            !toolchain_installed(languages[0]),
             "{choice:?}: the toolchain is installed but the compiler could not be confined"
         );
         let (status, v) = s
             .post(
                 "/run_code",
-                &json!({"code": "int main(){}", "language": "c"}),
+                &json!({"code": "int main(){}", "language": languages[0]}),
             )
             .await;
         assert_eq!(status, 422, "{v}");
@@ -221,8 +282,8 @@ async fn no_technique_leaks(choice: ConfinementChoice) {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     let passwd_line = passwd.lines().next().unwrap_or("root:x:0:0:").to_string();
     let mut checked = 0;
-    for t in TECHNIQUES {
-        for language in ["c", "cpp"] {
+    for t in techniques {
+        for &language in languages {
             let leak = source_for(t, &canary.path);
             for (endpoint, body) in [
                 ("run_code", run_code(&s, language, &leak).await),
@@ -264,14 +325,22 @@ async fn no_technique_leaks(choice: ConfinementChoice) {
             }
         }
     }
-    assert_eq!(checked, TECHNIQUES.len() * 4);
+    assert_eq!(checked, techniques.len() * languages.len() * 2);
 }
 
-/// Whether clang's wasm32-wasi toolchain is installed here (scripts/setup.d/21-clang-wasi.sh).
-fn toolchain_installed() -> bool {
+/// Whether the toolchain of `language` is installed here (scripts/setup.d/21-clang-wasi.sh for
+/// C/C++, 25-go.sh for Go).
+fn toolchain_installed(language: &str) -> bool {
+    let bwrap = std::path::Path::new("/usr/bin/bwrap").exists();
+    if language == "go" {
+        return bwrap
+            && sandbox::Config::cache_root()
+                .join("go/wasip1-1.27.3/bin/compile")
+                .is_file();
+    }
     std::path::Path::new("/usr/lib/wasm32-wasi/libc.a").is_file()
         && std::path::Path::new("/usr/bin/clang-19").exists()
-        && std::path::Path::new("/usr/bin/bwrap").exists()
+        && bwrap
 }
 
 #[tokio::test]
@@ -282,6 +351,59 @@ async fn no_technique_reads_the_host_under_namespaces() {
 #[tokio::test]
 async fn no_technique_reads_the_host_under_landlock() {
     no_technique_leaks(ConfinementChoice::Landlock).await;
+}
+
+#[tokio::test]
+async fn no_go_technique_reads_the_host_under_namespaces() {
+    techniques_leak_nothing(ConfinementChoice::Namespaces, GO_TECHNIQUES, &["go"]).await;
+}
+
+#[tokio::test]
+async fn no_go_technique_reads_the_host_under_landlock() {
+    techniques_leak_nothing(ConfinementChoice::Landlock, GO_TECHNIQUES, &["go"]).await;
+}
+
+#[tokio::test]
+async fn go_programs_pass_through_both_endpoints() {
+    let s = TestService::start().await;
+    if confinement_of(&s, "go").await.is_none() {
+        return;
+    }
+    let go = "package main\n\nimport (\n\t\"fmt\"\n\t\"sort\"\n)\n\nfunc main() {\n\tvar n int\n\tfmt.Scan(&n)\n\txs := make([]int, n)\n\tfor i := range xs {\n\t\tfmt.Scan(&xs[i])\n\t}\n\tsort.Ints(xs)\n\tfmt.Println(xs[0], xs[n-1])\n}\n";
+    for language in ["go", "golang"] {
+        let (status, v) = s
+            .post(
+                "/run_code",
+                &json!({"code": go, "language": language, "stdin": "4\n3 9 -2 7\n"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["status"], "Success", "{language}: {v}");
+        assert_eq!(v["run_result"]["stdout"], "-2 9\n", "{language}: {v}");
+    }
+    let (status, v) = s
+        .post(
+            "/run_code",
+            &json!({"code": "package main\n\nfunc main() { x := 1 }\n", "language": "go"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "Failed", "{v}");
+    assert_eq!(v["compile_result"]["status"], "Finished", "{v}");
+    assert!(
+        v["compile_result"]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("declared and not used"),
+        "{v}"
+    );
+    let reference = json!({"language": "go", "style": "stdio",
+        "cases": [{"stdin": "2\n5 1\n", "stdout": "1 5\n"}, {"stdin": "1\n7\n", "stdout": "7 7\n"}]});
+    let v = judge(&s, &reference, &format!("```go\n{go}```")).await;
+    assert_eq!(v["correct"], true, "{v}");
+    let wrong = go.replace("xs[0], xs[n-1]", "xs[n-1], xs[0]");
+    let v = judge(&s, &reference, &format!("```go\n{wrong}```")).await;
+    assert_eq!(v["correct"], false, "{v}");
 }
 
 #[tokio::test]

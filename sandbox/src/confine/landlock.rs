@@ -16,14 +16,14 @@ use super::{ProcessLimits, Toolset};
 /// The newest Landlock ABI this code knows; older kernels get what they support.
 const NEWEST: ABI = ABI::V6;
 
-/// `program args…` in `work`, restricted just before `exec` to reading the toolset and
-/// reading/writing `work`, with no TCP, no signals or abstract sockets outside, and the filter.
+/// `program args…` with `env` in `work`, restricted just before `exec` to reading the toolset
+/// and reading/writing `work`, with no TCP, no signals or abstract sockets outside, and the
+/// filter.
 pub(super) fn command(
     tools: &Toolset,
     filter: &Filter,
     work: &Path,
-    program: &Path,
-    args: &[OsString],
+    (program, args, env): (&Path, &[OsString], &[(&str, &str)]),
     limits: ProcessLimits,
 ) -> std::io::Result<std::process::Command> {
     let ruleset = ruleset(tools, work).map_err(std::io::Error::other)?;
@@ -32,6 +32,7 @@ pub(super) fn command(
     cmd.env_clear()
         .env("PATH", "/usr/bin")
         .env("TMPDIR", work)
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(work);
     let raw = ruleset.as_raw_fd();

@@ -1,10 +1,11 @@
-//! Confines the C/C++ compiler, the one host program that untrusted source drives.
+//! Confines the compilers (clang for C/C++, Go's compile and link), the host programs that
+//! untrusted source drives.
 //!
-//! clang runs natively (no WASI build of clang is published on the registries we reach), and
-//! the source decides what its preprocessor opens (`#include`, `#embed`, `__has_include`, line
-//! markers). So the compile runs in a jail that can read only the toolchain and the wasm32-wasi
-//! sysroot and write only its own work folder. Two maintained kernel mechanisms, chosen at
-//! start-up by a self-test, never neither:
+//! The compilers run natively (no WASI build of them is published on the registries we reach),
+//! and the source decides what they open (clang: `#include`, `#embed`, `__has_include`, line
+//! markers). So a compile runs in a jail that can read only its toolchain's files and write only
+//! its own work folder. Two maintained kernel mechanisms, chosen at start-up by a self-test,
+//! never neither:
 //!
 //! - **Namespaces** (Debian's `bubblewrap`): a fresh mount namespace holding only the toolchain's
 //!   files (read-only), a private `/tmp` and the work folder; new user, PID, network, IPC, UTS
@@ -18,9 +19,9 @@
 //!   `__has_include` turns into one bit per probe.
 //!
 //! Both add resource limits (address space, CPU seconds, file size, no core dumps), run with no
-//! environment but `PATH`/`TMPDIR`, and, when the service runs as root, as `nobody` with a
-//! process-count cap. The self-test compiles a program that includes a host file the service can
-//! read; a mechanism that lets it through is refused.
+//! environment but `PATH`/`TMPDIR` and what the toolchain names, and, when the service runs as
+//! root, as `nobody` with a process-count cap. Each toolchain's self-test compiles a program
+//! that reads a host file the service can read; a mechanism that lets it through is refused.
 
 mod landlock;
 mod namespaces;
@@ -34,7 +35,7 @@ use std::process::Stdio;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use toolset::Toolset;
+pub(crate) use toolset::{Clang, Toolset};
 
 /// Which confinement the compile step may use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -99,8 +100,9 @@ const JAIL_WORK: &str = "/work";
 /// The uid/gid compiles run as when the service runs as root (`nobody` on Debian).
 const NOBODY: u32 = 65534;
 
-/// Processes (threads included) that one compile may use: clang, wasm-ld, bwrap's two.
-const PROCESSES_PER_COMPILE: u64 = 8;
+/// Processes (threads included) that one compile may use: clang, wasm-ld, bwrap's two; Go's
+/// compile and link, each a Go program with a few runtime threads.
+const PROCESSES_PER_COMPILE: u64 = 16;
 
 /// The least process cap for `nobody`. The count is per user across the host, so every
 /// sandbox (and every replica) compiling as `nobody` shares it; a cap hit would fail a correct
@@ -126,15 +128,22 @@ enum Kind {
 }
 
 impl Jail {
-    /// Sets up a confinement for `tools`, checking it holds by trying to read a host file
-    /// through it; `Err` says why none could be used (C/C++ then stay unsupported).
+    /// Whether compiles run as `nobody` (the service runs as root).
+    pub(crate) fn as_nobody() -> bool {
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// Sets up a confinement for `tools`, checking it holds with `self_test` (which tries to
+    /// read a host file through it, see [`Canary`]); `Err` says why none could be used (the
+    /// toolchain's languages then stay unsupported).
     pub(crate) fn establish(
         choice: ConfinementChoice,
         tools: Toolset,
         concurrency: usize,
+        self_test: impl Fn(&Jail) -> Result<(), String>,
     ) -> Result<Jail, String> {
         let filter = seccomp::Filter::build()?;
-        let drop_to_nobody = (unsafe { libc::geteuid() } == 0)
+        let drop_to_nobody = Jail::as_nobody()
             .then_some((PROCESSES_PER_COMPILE * concurrency.max(1) as u64).max(NOBODY_PROCESSES));
         let order: &[Mechanism] = match choice {
             ConfinementChoice::Auto => &[Mechanism::Namespaces, Mechanism::Landlock],
@@ -160,9 +169,12 @@ impl Jail {
                 filter: filter.clone(),
                 drop_to_nobody,
             };
-            match jail.self_test() {
+            match self_test(&jail) {
                 Ok(()) => return Ok(jail),
-                Err(e) => reasons.push(format!("{}: {e}", mechanism.as_str())),
+                Err(e) => {
+                    tracing::warn!(mechanism = mechanism.as_str(), reason = %e, "confinement refused");
+                    reasons.push(format!("{}: {e}", mechanism.as_str()))
+                }
             }
         }
         Err(format!(
@@ -179,21 +191,26 @@ impl Jail {
         }
     }
 
-    /// The clang the jail runs.
-    pub(crate) fn clang(&self) -> &Path {
-        &self.tools.clang
+    /// Where the jail shows the work folder `work` to the compiler (for paths the compiler
+    /// records in its output, which should not depend on the mechanism).
+    pub(crate) fn work_folder(&self, work: &Path) -> PathBuf {
+        match self.kind {
+            Kind::Namespaces(_) => PathBuf::from(JAIL_WORK),
+            Kind::Landlock => work.to_path_buf(),
+        }
     }
 
-    /// A confined command running clang with `args`, in `work` (created by the caller,
-    /// removed by the caller). The command starts its own process group so a timeout can kill
-    /// every process of the compile.
+    /// A confined command running `program` (a path inside the jail) with `args` and the
+    /// environment `env`, in `work` (created by the caller, removed by the caller). The command
+    /// starts its own process group so a timeout can kill every process of the compile.
     pub(crate) fn command(
         &self,
         work: &Path,
+        program: &Path,
         args: &[OsString],
+        env: &[(&str, &str)],
         cpu_seconds: u64,
     ) -> std::io::Result<JailedCommand> {
-        let program = self.clang();
         let limits = ProcessLimits {
             cpu_seconds,
             processes: self.drop_to_nobody,
@@ -213,87 +230,96 @@ impl Jail {
                     &self.tools,
                     &self.filter,
                     work,
-                    program,
-                    args,
+                    (program, args, env),
                     limits,
                 )?;
                 (cmd, Some(fd))
             }
             Kind::Landlock => (
-                landlock::command(&self.tools, &self.filter, work, program, args, limits)?,
+                landlock::command(
+                    &self.tools,
+                    &self.filter,
+                    work,
+                    (program, args, env),
+                    limits,
+                )?,
                 None,
             ),
         };
+        // Both streams are diagnostics: Go's compiler reports errors on stdout.
         cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
         Ok(JailedCommand { cmd, held })
     }
 
-    /// The flags every compile passes (target, sysroot, linker), with the module stripped.
-    pub(crate) fn compile_args(&self) -> Vec<OsString> {
-        self.tools.compile_args(true)
+    /// Runs `steps` (program and arguments, each confined, in order, until one fails) in a
+    /// fresh work folder holding `files`; returns whether all succeeded, their diagnostics and
+    /// the folder. For self-tests: CPU seconds bound each step, and they read only their input.
+    pub(crate) fn probe(
+        &self,
+        files: &[(&str, &[u8])],
+        steps: &[(&Path, Vec<OsString>)],
+        env: &[(&str, &str)],
+    ) -> Result<(bool, String, tempfile::TempDir), String> {
+        let work = tempfile::Builder::new()
+            .prefix("sandbox-probe-")
+            .tempdir()
+            .map_err(|e| format!("creating probe folder: {e}"))?;
+        for (name, contents) in files {
+            std::fs::write(work.path().join(name), contents)
+                .map_err(|e| format!("writing {name}: {e}"))?;
+        }
+        let mut diagnostics = String::new();
+        for (program, args) in steps {
+            let mut jailed = self
+                .command(work.path(), program, args, env, 30)
+                .map_err(|e| format!("preparing: {e}"))?;
+            let output = jailed.cmd.output().map_err(|e| format!("starting: {e}"))?;
+            diagnostics.push_str(&String::from_utf8_lossy(&output.stdout));
+            diagnostics.push_str(&String::from_utf8_lossy(&output.stderr));
+            if !output.status.success() {
+                return Ok((false, diagnostics, work));
+            }
+        }
+        Ok((true, diagnostics, work))
     }
+}
 
-    /// Compiles a program that includes a secret host file (readable by the service) and
-    /// a program that must compile; the jail holds only if the first fails without the secret
-    /// in its diagnostics and the second links.
-    fn self_test(&self) -> Result<(), String> {
-        let outside = tempfile::Builder::new()
+/// A secret-bearing file outside every jail, world-readable so that only a jail (not file
+/// permissions) can keep it out of a compile.
+pub(crate) struct Canary {
+    _dir: tempfile::TempDir,
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// A string found nowhere but in the file.
+    pub(crate) secret: String,
+}
+
+impl Canary {
+    /// Writes `contents(secret)` into `name` in a fresh world-readable folder.
+    pub(crate) fn new(
+        name: &str,
+        contents: impl FnOnce(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<Canary, String> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
             .prefix("sandbox-canary-")
             .tempdir()
             .map_err(|e| format!("creating canary folder: {e}"))?;
         let secret = format!("canary{}", std::process::id() ^ 0x5eed_cafe);
-        let canary = outside.path().join("canary.h");
-        std::fs::write(&canary, format!("int {secret} = 1;\n"))
-            .map_err(|e| format!("writing canary: {e}"))?;
-        // World-readable, so that only the jail (not file permissions) can keep it out.
-        use std::os::unix::fs::PermissionsExt;
-        for (path, mode) in [(outside.path(), 0o755), (canary.as_path(), 0o644)] {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        let path = dir.path().join(name);
+        std::fs::write(&path, contents(&secret)?).map_err(|e| format!("writing canary: {e}"))?;
+        for (p, mode) in [(dir.path(), 0o755), (path.as_path(), 0o644)] {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
                 .map_err(|e| format!("opening canary permissions: {e}"))?;
         }
-        let leak = format!(
-            "#include \"{}\"\nint main(void) {{ return {secret}; }}\n",
-            canary.display()
-        );
-        let (ok, diagnostics) = self.probe_compile(&leak)?;
-        if ok || diagnostics.contains(&secret) {
-            return Err("a host file outside the toolchain was readable through it".into());
-        }
-        let (ok, diagnostics) =
-            self.probe_compile("#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n")?;
-        if !ok {
-            return Err(format!(
-                "a plain C program did not compile inside it: {}",
-                diagnostics.trim()
-            ));
-        }
-        Ok(())
-    }
-
-    /// Compiles `source` as C in a fresh work folder; returns (linked, diagnostics).
-    fn probe_compile(&self, source: &str) -> Result<(bool, String), String> {
-        let work = tempfile::Builder::new()
-            .prefix("sandbox-cc-probe-")
-            .tempdir()
-            .map_err(|e| format!("creating probe folder: {e}"))?;
-        std::fs::write(work.path().join("probe.c"), source)
-            .map_err(|e| format!("writing probe: {e}"))?;
-        let args: Vec<OsString> = self
-            .tools
-            .compile_args(false)
-            .into_iter()
-            .chain(["-o".into(), "probe.wasm".into(), "probe.c".into()])
-            .collect();
-        let mut jailed = self
-            .command(work.path(), &args, 30)
-            .map_err(|e| format!("preparing: {e}"))?;
-        // CPU seconds bound it (RLIMIT_CPU), and the probe reads nothing but its own source.
-        let output = jailed.cmd.output().map_err(|e| format!("starting: {e}"))?;
-        let linked = output.status.success() && work.path().join("probe.wasm").is_file();
-        Ok((linked, String::from_utf8_lossy(&output.stderr).into_owned()))
+        Ok(Canary {
+            _dir: dir,
+            path,
+            secret,
+        })
     }
 }
 

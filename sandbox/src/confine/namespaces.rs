@@ -9,9 +9,6 @@ use std::path::{Path, PathBuf};
 use super::seccomp::Filter;
 use super::{JAIL_WORK, ProcessLimits, TMPFS_BYTES, Toolset};
 
-/// The descriptor number bwrap reads the seccomp program from.
-const SECCOMP_FD: i32 = 3;
-
 /// Finds Debian's `bwrap`.
 pub(super) fn find_bwrap() -> Option<PathBuf> {
     ["/usr/bin/bwrap", "/bin/bwrap"]
@@ -20,16 +17,18 @@ pub(super) fn find_bwrap() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// `bwrap … -- program args…` with every namespace unshared and only the toolset mounted.
+/// `bwrap … -- program args…` with every namespace unshared, only the toolset mounted and
+/// `env` set.
 pub(super) fn command(
     bwrap: &Path,
     tools: &Toolset,
     filter: &Filter,
     work: &Path,
-    program: &Path,
-    args: &[OsString],
+    (program, args, env): (&Path, &[OsString], &[(&str, &str)]),
     limits: ProcessLimits,
 ) -> std::io::Result<(std::process::Command, OwnedFd)> {
+    let program_fd = filter_pipe(filter)?;
+    let seccomp = program_fd.as_raw_fd();
     let mut cmd = std::process::Command::new(bwrap);
     cmd.env_clear().args([
         "--unshare-all",
@@ -45,6 +44,11 @@ pub(super) fn command(
         "TMPDIR",
         "/tmp",
     ]);
+    for (name, value) in env {
+        cmd.args(["--setenv", name, value]);
+    }
+    // The private /tmp first: a toolchain staged under the host's /tmp is bound on top of it.
+    cmd.args(["--size", &TMPFS_BYTES.to_string(), "--tmpfs", "/tmp"]);
     for folder in &tools.folders {
         cmd.arg("--ro-bind").arg(folder).arg(folder);
     }
@@ -54,30 +58,22 @@ pub(super) fn command(
     for (target, link) in &tools.links {
         cmd.arg("--symlink").arg(target).arg(link);
     }
-    cmd.args(["--size", &TMPFS_BYTES.to_string(), "--tmpfs", "/tmp"]);
     cmd.arg("--bind").arg(work).arg(JAIL_WORK);
     cmd.args([
         "--chdir",
         JAIL_WORK,
         "--seccomp",
-        &SECCOMP_FD.to_string(),
+        &seccomp.to_string(),
         "--",
     ]);
     cmd.arg(program).args(args);
 
-    let program_fd = filter_pipe(filter)?;
-    let raw = program_fd.as_raw_fd();
     unsafe {
         cmd.pre_exec(move || {
             limits.apply()?;
-            // bwrap reads the filter from a fixed descriptor, which must survive `exec`
-            // (`dup2` clears close-on-exec, except when the pipe already has that number).
-            let ok = if raw == SECCOMP_FD {
-                libc::fcntl(raw, libc::F_SETFD, 0) == 0
-            } else {
-                libc::dup2(raw, SECCOMP_FD) >= 0
-            };
-            if !ok {
+            // bwrap reads the filter from the descriptor named on its command line, which must
+            // survive `exec`.
+            if libc::fcntl(seccomp, libc::F_SETFD, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -1,8 +1,9 @@
-//! The files the compiler needs: exactly what a jail exposes, read-only.
+//! The files a compiler needs: exactly what a jail exposes, read-only; and where clang's are.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 
 /// Where Debian's wasi-libc puts the wasm32-wasi sysroot's libraries.
 const SYSROOT_LIB: &str = "/usr/lib/wasm32-wasi";
@@ -13,26 +14,90 @@ const SYSROOT_INCLUDE: &str = "/usr/include/wasm32-wasi";
 /// Top-level folders that merged-/usr systems make symlinks (the loader's paths go through them).
 const MERGED_USR_LINKS: [&str; 5] = ["/bin", "/sbin", "/lib", "/lib64", "/lib32"];
 
-/// An installed clang able to target wasm32-wasi, and every host path it reads.
-#[derive(Debug, Clone)]
+/// Every host path a toolchain reads, as a jail exposes them.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Toolset {
+    /// Folders exposed read-only, at the same path: the LLVM prefix and the sysroot.
+    pub(crate) folders: Vec<PathBuf>,
+    /// Shared libraries the compiler loads outside its folders (canonical folder, file name as
+    /// the loader asks for it): exposed one by one, not their whole folder.
+    pub(crate) libraries: Vec<PathBuf>,
+    /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
+    /// A copy of a folder the jail's user could not reach, kept while the toolset lives.
+    _staged: Option<Arc<tempfile::TempDir>>,
+}
+
+/// An installed clang able to target wasm32-wasi, and the linker it runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Clang {
     /// The clang executable (canonical path).
     pub(crate) clang: PathBuf,
     /// The wasm linker clang runs (canonical path).
     linker: PathBuf,
-    /// Folders exposed read-only, at the same path: the LLVM prefix and the sysroot.
-    pub(crate) folders: Vec<PathBuf>,
-    /// Shared libraries clang and the linker load outside the prefix (canonical folder, file
-    /// name as the loader asks for it): exposed one by one, not their whole folder.
-    pub(crate) libraries: Vec<PathBuf>,
-    /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
-    pub(crate) links: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Toolset {
+    /// A toolset of one self-contained folder (static executables and their data). When the
+    /// jail's user (`nobody`, for a service running as root) cannot reach it, as under root's
+    /// own 0700 home, the folder is first staged (hard links, else copies) in a root-owned
+    /// world-readable folder under the temporary directory: bwrap runs as that user and
+    /// resolves what it mounts by path.
+    pub(crate) fn folder(folder: &Path, as_nobody: bool) -> Result<Toolset, String> {
+        if !as_nobody || reachable_by_others(folder) {
+            return Ok(Toolset {
+                folders: vec![folder.to_path_buf()],
+                ..Toolset::default()
+            });
+        }
+        let staged = tempfile::Builder::new()
+            .prefix("sandbox-toolchain-")
+            .tempdir()
+            .map_err(|e| format!("staging {}: {e}", folder.display()))?;
+        stage(folder, staged.path()).map_err(|e| format!("staging {}: {e}", folder.display()))?;
+        Ok(Toolset {
+            folders: vec![staged.path().to_path_buf()],
+            _staged: Some(Arc::new(staged)),
+            ..Toolset::default()
+        })
+    }
+}
+
+/// Whether every folder from `/` down to `path` lets others search it, and `path` lets them
+/// read it.
+fn reachable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(path) = path.canonicalize() else {
+        return false;
+    };
+    let mode = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0)
+    };
+    mode(&path) & 0o005 == 0o005 && path.ancestors().skip(1).all(|a| mode(a) & 0o001 != 0)
+}
+
+/// Recreates `from` under `to` (created, made world-readable), linking files where it can.
+fn stage(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            std::fs::create_dir(&target)?;
+            stage(&entry.path(), &target)?;
+        } else if std::fs::hard_link(entry.path(), &target).is_err() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o755))
+}
+
+impl Clang {
     /// Finds clang (the configured one, else `clang-19`, else `clang` on `PATH`), its linker,
     /// the wasm32-wasi sysroot and the shared libraries they load.
-    pub(crate) fn discover(configured: Option<&Path>) -> Result<Toolset, String> {
+    pub(crate) fn discover(configured: Option<&Path>) -> Result<(Clang, Toolset), String> {
         if !Path::new(SYSROOT_LIB).join("libc.a").is_file() {
             return Err(format!(
                 "no wasm32-wasi sysroot in {SYSROOT_LIB} (run scripts/setup.d/21-clang-wasi.sh)"
@@ -80,13 +145,13 @@ impl Toolset {
                 Some((target, PathBuf::from(l)))
             })
             .collect();
-        Ok(Toolset {
-            clang,
-            linker,
+        let tools = Toolset {
             folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
             libraries,
             links,
-        })
+            _staged: None,
+        };
+        Ok((Clang { clang, linker }, tools))
     }
 
     /// The flags every compile passes (target, sysroot, linker, optimisation); the linker

@@ -79,7 +79,7 @@ fn wasi_builder(
         std::fs::write(scratch.path().join(name), &program.source)?;
     }
     builder
-        .preopened_dir(scratch.path(), ".", FsPerms::ReadWrite)
+        .preopened_dir(scratch.path(), guest.folder_name, FsPerms::ReadWrite)
         .map_err(|e| anyhow::anyhow!("preopening the working folder: {e:?}"))?;
     Ok((
         builder,
@@ -91,10 +91,14 @@ fn wasi_builder(
     ))
 }
 
-/// What runs in an instance: its argv, the runtime it is and, for an interpreter, the file in
-/// the working folder the program's source is written to and environment variables it needs.
+/// What runs in an instance: its argv, the runtime it is, the name its working folder is
+/// preopened as and, for an interpreter, the file in the working folder the program's source is
+/// written to and environment variables it needs.
 pub(crate) struct Guest<'a> {
     pub(crate) args: &'a [&'a str],
+    /// `.` for wasi-libc programs (relative paths resolve against it); `/` for Go, whose
+    /// wasip1 runtime resolves every path as absolute and finds no preopen named `.`.
+    pub(crate) folder_name: &'a str,
     pub(crate) runtime: crate::Runtime,
     pub(crate) source_file: Option<&'a str>,
     pub(crate) env: &'a [(&'a str, &'a str)],

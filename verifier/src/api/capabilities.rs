@@ -1,5 +1,5 @@
-//! What this instance can run: the languages with their versions, and for C/C++ how the compiler
-//! is confined.
+//! What this instance can run: the languages with their versions, and for compiled languages
+//! (C, C++, Go) how the compiler is confined.
 
 use axum::Json;
 use axum::extract::State;
@@ -19,7 +19,7 @@ pub struct Capabilities {
 /// Whether one language runs here.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LanguageSupport {
-    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript`, `ruby` or `typescript`.
+    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript`, `ruby`, `typescript` or `go`.
     #[schema(value_type = String, example = "cpp")]
     pub language: Language,
     /// Programs in this language are accepted.
@@ -30,7 +30,7 @@ pub struct LanguageSupport {
     #[schema(example = "QuickJS-ng 0.10.1")]
     pub version: Option<String>,
 
-    /// How the compiler is confined (`namespaces` or `landlock`); C/C++ only.
+    /// How the compiler is confined (`namespaces` or `landlock`); C, C++ and Go only.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "namespaces")]
     pub confinement: Option<Mechanism>,
@@ -39,7 +39,7 @@ pub struct LanguageSupport {
     pub reason: Option<String>,
 }
 
-/// Which languages this instance runs, their versions, and how C/C++ compilation is confined.
+/// Which languages this instance runs, their versions, and how compilation is confined.
 #[utoipa::path(get, path = "/v1/capabilities", tag = "sandbox",
     responses((status = 200, body = Capabilities)))]
 pub async fn get(State(s): State<AppState>) -> Json<Capabilities> {
@@ -52,11 +52,8 @@ pub async fn get(State(s): State<AppState>) -> Json<Capabilities> {
                 language,
                 supported: reason.is_none(),
                 version: sandbox.version(language),
-                // Only C and C++ run a host program (the compiler) on untrusted input.
-                confinement: match language {
-                    Language::C | Language::Cpp => sandbox.compiler_confinement(),
-                    _ => None,
-                },
+                // Only compiled languages run a host program (the compiler) on untrusted input.
+                confinement: sandbox.compiler_confinement(language),
                 reason,
             }
         })

@@ -339,7 +339,7 @@ impl Judge {
         let Some(language) = Language::parse(&reference.language) else {
             return CodeVerdict::not_judged(
                 Unjudged::UnsupportedLanguage(format!(
-                    "unknown language {:?} (python, c, cpp, lua, sql, javascript, ruby, typescript)",
+                    "unknown language {:?} (python, c, cpp, lua, sql, javascript, ruby, typescript, go)",
                     reference.language
                 )),
                 &reference.language,

@@ -226,7 +226,7 @@ impl RunCode {
             Refusal::invalid(
                 "language",
                 format!(
-                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript), ruby and typescript",
+                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript), ruby, typescript and go (golang)",
                     req.language
                 ),
             )

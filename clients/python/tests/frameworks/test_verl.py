@@ -131,8 +131,9 @@ def test_an_unreadable_ground_truth_follows_the_failure_policy(url, monkeypatch,
         scores(load_reward_manager(config(*path), tokenizer), data)
 
 
-# One accepted and one rejected program per language the sandbox runs as an interpreter, under
-# SandboxFusion's names, through verl's own SandboxFusion client (`check_correctness`).
+# One accepted and one rejected program per language the sandbox runs as an interpreter or
+# compiles (Go), under SandboxFusion's names, through verl's own SandboxFusion client
+# (`check_correctness`).
 LANGUAGE_CASES = {
     "lua": ('local a, b = io.read("n", "n")\nprint(a + b)\n',
             'local a, b = io.read("n", "n")\nprint(a - b)\n', "2 3\n", "5\n"),
@@ -148,11 +149,15 @@ LANGUAGE_CASES = {
                    "console.log(a + b);\n",
                    "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/) as string[];\n"
                    "console.log(a + b);\n", "2 3\n", "5\n"),
+    "go": ('package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n'
+           '\tfmt.Println(a + b)\n}\n',
+           'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n'
+           '\tfmt.Println(a - b)\n}\n', "2 3\n", "5\n"),
 }
 
 
 @pytest.mark.parametrize("language", sorted(LANGUAGE_CASES))
-def test_verls_own_sandbox_client_judges_the_interpreted_languages(token_url, language):
+def test_verls_own_sandbox_client_judges_each_language(token_url, language):
     from verl.utils.reward_score.sandbox_fusion.utils import check_correctness
 
     right, wrong, stdin, stdout = LANGUAGE_CASES[language]
