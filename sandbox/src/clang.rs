@@ -164,6 +164,8 @@ impl Toolchain {
                 args: &["main"],
                 runtime: Runtime::Wasi,
                 source_file: None,
+                mounts: &[],
+                tmp: false,
                 env: &[],
             },
         )

@@ -223,6 +223,8 @@ impl Interpreters {
             args: spec.args,
             runtime: spec.runtime,
             source_file: Some(spec.source_file),
+            mounts: &[],
+            tmp: false,
             env: spec.env,
         };
         Ok(match spec.abi {

@@ -33,12 +33,14 @@ mod modules;
 mod outcome;
 mod python;
 mod runner;
+mod scientific;
 mod scratch;
 
 pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
 pub use outcome::{Outcome, Runtime, Status};
+pub use python::RuntimeSupport;
 pub use runner::Sandbox;
 
 use serde::{Deserialize, Serialize};
@@ -47,7 +49,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
-    /// Python 3 (fast 3.14 component, or full 3.12 module as fallback).
+    /// Python 3 (fast 3.14 component; full 3.12 module or 3.15 with the scientific stack when
+    /// the program imports what the fast one lacks).
     #[default]
     Python,
     /// C (C17), compiled with clang to wasm32-wasi.
@@ -125,13 +128,17 @@ impl std::fmt::Display for Language {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PythonRuntime {
-    /// Fast path first; the full runtime when the program imports a module the fast path lacks.
+    /// Fast path first; when the program imports a module the fast path lacks, the scientific
+    /// runtime if that module is one of its packages (numpy, pandas, sklearn, …), else the full
+    /// runtime.
     #[default]
     Auto,
     /// Only the pre-initialised componentize-py component.
     Fast,
     /// Only the full CPython 3.12 WASI module.
     Full,
+    /// Only CPython 3.15 with the scientific stack.
+    Scientific,
 }
 
 /// A file in the program's working directory (provided before the run, or fetched after it).

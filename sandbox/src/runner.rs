@@ -136,8 +136,10 @@ impl Sandbox {
     pub fn unsupported_reason(&self, language: Language) -> Option<String> {
         match language {
             Language::Python => (!self.inner.python.available()).then(|| {
-                "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh"
-                    .to_string()
+                format!(
+                    "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh and {}",
+                    crate::scientific::SETUP
+                )
             }),
             Language::C | Language::Cpp => self.inner.toolchain.as_ref().err().cloned(),
             Language::Lua
@@ -155,17 +157,7 @@ impl Sandbox {
             return None;
         }
         match language {
-            Language::Python => Some(
-                match (
-                    self.inner.python.fast_loaded(),
-                    self.inner.python.full_loaded(),
-                ) {
-                    (true, true) => "CPython 3.14 (fast), 3.12 (full)",
-                    (true, false) => "CPython 3.14 (fast)",
-                    _ => "CPython 3.12 (full)",
-                }
-                .to_string(),
-            ),
+            Language::Python => Some(self.inner.python.version()),
             Language::C => Some("C17 (clang, wasm32-wasi)".to_string()),
             Language::Cpp => Some("C++17 without exceptions (clang, wasm32-wasi)".to_string()),
             Language::Lua
@@ -174,6 +166,12 @@ impl Sandbox {
             | Language::Ruby
             | Language::TypeScript => self.inner.interpreters.version(language),
         }
+    }
+
+    /// Each Python runtime (fast, full, scientific): its version and packages, or why it is not
+    /// loaded. Which one runs a program is chosen per run (`PythonRuntime::Auto`).
+    pub fn python_runtimes(&self) -> Vec<crate::RuntimeSupport> {
+        self.inner.python.runtimes()
     }
 
     /// The mechanism confining the C/C++ compiler, when C/C++ are supported.
