@@ -20,8 +20,9 @@ pub(crate) const MAX_ENTRIES: u64 = 4096;
 
 /// A run's working folder, and its temporary folder when the guest has one (deleted on drop).
 pub(crate) struct Scratch {
-    dir: tempfile::TempDir,
-    /// The working folder: `dir` itself, or `dir/work` beside `dir/tmp`.
+    /// Held only to remove the folders when the run ends.
+    _dir: tempfile::TempDir,
+    /// The working folder: the run's folder itself, or its `work/` beside its `tmp/`.
     work: PathBuf,
     tmp: Option<PathBuf>,
     watch: ScratchWatch,
@@ -87,7 +88,7 @@ impl Scratch {
             limit_bytes,
         };
         Ok(Scratch {
-            dir,
+            _dir: dir,
             work,
             tmp,
             watch,
