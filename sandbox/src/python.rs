@@ -1,4 +1,6 @@
-//! The two Python runtimes and the automatic choice between them.
+//! The three Python runtimes and the automatic choice between them: every program starts on the
+//! fast one; one that stops at an import the fast one lacks is run again on the scientific one
+//! when the missing module is one of its packages (`scientific`), else on full CPython 3.12.
 
 use std::time::Instant;
 
@@ -14,6 +16,7 @@ use crate::instance::{
     CommandState, Ending, Guest, Host, Metered, command_linker, ending_of, execute, run_command,
 };
 use crate::meter::MemoryMeter;
+use crate::scientific::{self, Scientific};
 use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
 
 /// File name of the fast runtime (a componentize-py component) in `Config::runtime_dir`.
@@ -46,6 +49,19 @@ impl Metered for FastState {
     }
 }
 
+/// Whether one Python runtime runs here (`Sandbox::python_runtimes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeSupport {
+    /// Which runtime.
+    pub runtime: Runtime,
+    /// Its interpreter and version, when loaded.
+    pub version: Option<String>,
+    /// The packages it carries beyond the standard library, as (distribution, version).
+    pub packages: Vec<(String, String)>,
+    /// Why it is not loaded.
+    pub reason: Option<String>,
+}
+
 /// The pre-initialised component, ready to instantiate.
 struct Fast {
     pre: component::InstancePre<FastState>,
@@ -56,6 +72,8 @@ struct Fast {
 pub(crate) struct Python {
     fast: Option<Fast>,
     full: Option<wasmtime::InstancePre<CommandState>>,
+    /// The scientific runtime, or why it is not loaded.
+    scientific: Result<Scientific, String>,
 }
 
 impl Python {
@@ -100,22 +118,82 @@ impl Python {
         if fast.is_none() && full.is_none() {
             tracing::warn!(dir = %config.runtime_dir.display(), "no Python runtime found; run scripts/setup.d/20-python-wasm.sh");
         }
-        Ok(Python { fast, full })
+        let scientific = if config.scientific_python {
+            let started = Instant::now();
+            let loaded = Scientific::load(engine, config);
+            match &loaded {
+                Ok(s) => tracing::info!(
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    version = %s.version(),
+                    "scientific Python runtime loaded"
+                ),
+                Err(why) => tracing::warn!(reason = %why, "scientific Python unavailable"),
+            }
+            loaded
+        } else {
+            Err("the scientific Python runtime is disabled in this sandbox's configuration".into())
+        };
+        Ok(Python {
+            fast,
+            full,
+            scientific,
+        })
     }
 
     /// Whether any Python runtime is loaded.
     pub(crate) fn available(&self) -> bool {
-        self.fast.is_some() || self.full.is_some()
+        self.fast.is_some() || self.full.is_some() || self.scientific.is_ok()
     }
 
-    /// Whether the fast (pre-initialised 3.14) runtime is loaded.
-    pub(crate) fn fast_loaded(&self) -> bool {
-        self.fast.is_some()
+    /// The loaded runtimes' versions: `CPython 3.14 (fast), 3.12 (full), 3.15 with numpy 2.5.2,
+    /// … (scientific)`.
+    pub(crate) fn version(&self) -> String {
+        let parts: Vec<String> = [
+            self.fast.as_ref().map(|_| "3.14 (fast)".to_string()),
+            self.full.as_ref().map(|_| "3.12 (full)".to_string()),
+            self.scientific.as_ref().ok().map(|s| {
+                let v = s.version();
+                format!("{} (scientific)", v.strip_prefix("CPython ").unwrap_or(&v))
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        format!("CPython {}", parts.join(", "))
     }
 
-    /// Whether the full CPython 3.12 runtime is loaded.
-    pub(crate) fn full_loaded(&self) -> bool {
-        self.full.is_some()
+    /// Each Python runtime: loaded with its version, or why not.
+    pub(crate) fn runtimes(&self) -> Vec<RuntimeSupport> {
+        let fixed = |runtime, loaded: bool, version: &str, why: &str| RuntimeSupport {
+            runtime,
+            version: loaded.then(|| version.to_string()),
+            packages: Vec::new(),
+            reason: (!loaded).then(|| why.to_string()),
+        };
+        let setup = "is not installed; run scripts/setup.d/20-python-wasm.sh";
+        vec![
+            fixed(
+                Runtime::PythonFast,
+                self.fast.is_some(),
+                "CPython 3.14",
+                &format!("the fast runtime {setup}"),
+            ),
+            fixed(
+                Runtime::PythonFull,
+                self.full.is_some(),
+                "CPython 3.12.0",
+                &format!("the full runtime {setup}"),
+            ),
+            match &self.scientific {
+                Ok(s) => RuntimeSupport {
+                    runtime: Runtime::PythonScientific,
+                    version: Some(s.version()),
+                    packages: s.packages().to_vec(),
+                    reason: None,
+                },
+                Err(why) => fixed(Runtime::PythonScientific, false, "", why),
+            },
+        ]
     }
 
     /// Runs a Python program on the runtime its settings and imports call for.
@@ -126,23 +204,39 @@ impl Python {
         program: &Program,
         limits: &Limits,
     ) -> Outcome {
+        if program.python_runtime == PythonRuntime::Scientific {
+            return match &self.scientific {
+                Ok(s) => s.run(host, grant, program, limits).await,
+                Err(why) => Outcome::internal(why.clone()),
+            };
+        }
         let use_fast = match program.python_runtime {
             PythonRuntime::Auto | PythonRuntime::Fast => self.fast.is_some(),
-            PythonRuntime::Full => false,
+            PythonRuntime::Full | PythonRuntime::Scientific => false,
         };
-        let may_fall_back = program.python_runtime == PythonRuntime::Auto && self.full.is_some();
+        let auto = program.python_runtime == PythonRuntime::Auto;
         if use_fast {
             let mut outcome = self.run_fast(host, grant, program, limits).await;
             if outcome.exit_code == Some(MISSING_MODULE) {
-                if may_fall_back {
-                    tracing::debug!(
-                        "fast Python lacks an imported module; rerunning on the full runtime"
-                    );
-                    let mut full = self.run_full(host, grant, program, limits).await;
-                    full.fell_back = true;
-                    return full;
-                }
-                outcome.exit_code = Some(1);
+                let missing = scientific::missing_module(&outcome.stderr);
+                let mut rerun = match (&self.scientific, missing) {
+                    (Ok(s), Some(m)) if auto && scientific::carries(m) => {
+                        tracing::debug!(module = m, "rerunning on the scientific runtime");
+                        s.run(host, grant, program, limits).await
+                    }
+                    _ if auto && self.full.is_some() => {
+                        tracing::debug!(
+                            "fast Python lacks an imported module; rerunning on the full runtime"
+                        );
+                        self.run_full(host, grant, program, limits).await
+                    }
+                    _ => {
+                        outcome.exit_code = Some(1);
+                        return outcome;
+                    }
+                };
+                rerun.fell_back = true;
+                return rerun;
             }
             return outcome;
         }
@@ -177,6 +271,8 @@ impl Python {
                 folder_name: ".",
                 runtime: Runtime::PythonFast,
                 source_file: None,
+                mounts: &[],
+                tmp: false,
                 env: &[],
             },
             |mut builder, meter| FastState {
@@ -222,6 +318,8 @@ impl Python {
                 folder_name: ".",
                 runtime: Runtime::PythonFull,
                 source_file: None,
+                mounts: &[],
+                tmp: false,
                 env: &[],
             },
         )

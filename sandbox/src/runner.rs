@@ -143,8 +143,10 @@ impl Sandbox {
     pub fn unsupported_reason(&self, language: Language) -> Option<String> {
         match language {
             Language::Python => (!self.inner.python.available()).then(|| {
-                "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh"
-                    .to_string()
+                format!(
+                    "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh and {}",
+                    crate::scientific::SETUP
+                )
             }),
             Language::C | Language::Cpp | Language::Go => {
                 self.toolchain(language).as_ref().err().cloned()
@@ -165,17 +167,7 @@ impl Sandbox {
             return None;
         }
         match language {
-            Language::Python => Some(
-                match (
-                    self.inner.python.fast_loaded(),
-                    self.inner.python.full_loaded(),
-                ) {
-                    (true, true) => "CPython 3.14 (fast), 3.12 (full)",
-                    (true, false) => "CPython 3.14 (fast)",
-                    _ => "CPython 3.12 (full)",
-                }
-                .to_string(),
-            ),
+            Language::Python => Some(self.inner.python.version()),
             Language::C | Language::Cpp | Language::Go => self
                 .toolchain(language)
                 .as_ref()
@@ -187,6 +179,12 @@ impl Sandbox {
             | Language::Ruby
             | Language::TypeScript => self.inner.interpreters.version(language),
         }
+    }
+
+    /// Each Python runtime (fast, full, scientific): its version and packages, or why it is not
+    /// loaded. Which one runs a program is chosen per run (`PythonRuntime::Auto`).
+    pub fn python_runtimes(&self) -> Vec<crate::RuntimeSupport> {
+        self.inner.python.runtimes()
     }
 
     /// The mechanism confining the compiler of `language` (C, C++, Go), when it is supported;

@@ -18,9 +18,13 @@ use crate::ProgramFile;
 /// Most files and folders a run may create in its working folder.
 pub(crate) const MAX_ENTRIES: u64 = 4096;
 
-/// A run's working folder (deleted on drop).
+/// A run's working folder, and its temporary folder when the guest has one (deleted on drop).
 pub(crate) struct Scratch {
-    dir: tempfile::TempDir,
+    /// Held only to remove the folders when the run ends.
+    _dir: tempfile::TempDir,
+    /// The working folder: the run's folder itself, or its `work/` beside its `tmp/`.
+    work: PathBuf,
+    tmp: Option<PathBuf>,
     watch: ScratchWatch,
 }
 
@@ -60,11 +64,20 @@ impl ScratchWatch {
 }
 
 impl Scratch {
-    /// A fresh folder holding `files`, allowed to grow to `limit_bytes`.
-    pub(crate) fn new(files: &[ProgramFile], limit_bytes: u64) -> Result<Scratch> {
+    /// A fresh folder holding `files`, allowed to grow to `limit_bytes`; with `tmp`, a fresh
+    /// temporary folder beside it, counted in the same limit.
+    pub(crate) fn new(files: &[ProgramFile], limit_bytes: u64, tmp: bool) -> Result<Scratch> {
         let dir = tempfile::Builder::new().prefix("sandbox-run-").tempdir()?;
+        let (work, tmp) = if tmp {
+            let (work, tmp) = (dir.path().join("work"), dir.path().join("tmp"));
+            std::fs::create_dir(&work)?;
+            std::fs::create_dir(&tmp)?;
+            (work, Some(tmp))
+        } else {
+            (dir.path().to_path_buf(), None)
+        };
         for file in files {
-            let path = dir.path().join(&file.path);
+            let path = work.join(&file.path);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
@@ -74,12 +87,22 @@ impl Scratch {
             path: dir.path().to_path_buf(),
             limit_bytes,
         };
-        Ok(Scratch { dir, watch })
+        Ok(Scratch {
+            _dir: dir,
+            work,
+            tmp,
+            watch,
+        })
     }
 
-    /// The host path to preopen.
+    /// The host path to preopen as the working folder.
     pub(crate) fn path(&self) -> &Path {
-        self.dir.path()
+        &self.work
+    }
+
+    /// The host path to preopen as `/tmp`, when the guest has one.
+    pub(crate) fn tmp(&self) -> Option<&Path> {
+        self.tmp.as_deref()
     }
 
     /// A handle for checking the folder's size while the run goes on.
@@ -103,7 +126,7 @@ impl Scratch {
 
     /// Reads one file without following any symlink the program may have planted.
     fn read(&self, relative: &str) -> Option<Vec<u8>> {
-        let mut path = self.dir.path().to_path_buf();
+        let mut path = self.work.clone();
         let parts: Vec<&str> = relative.split('/').collect();
         for part in &parts[..parts.len().saturating_sub(1)] {
             path.push(part);

@@ -195,6 +195,8 @@ impl Toolchain {
                 runtime: Runtime::Wasi,
                 source_file: None,
                 env: &[],
+                mounts: &[],
+                tmp: false,
             },
         )
         .await;

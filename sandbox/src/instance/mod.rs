@@ -74,13 +74,24 @@ fn wasi_builder(
         .allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false);
-    let scratch = Scratch::new(&program.files, limits.scratch_bytes)?;
+    let scratch = Scratch::new(&program.files, limits.scratch_bytes, guest.tmp)?;
     if let Some(name) = guest.source_file {
         std::fs::write(scratch.path().join(name), &program.source)?;
+    }
+    for mount in guest.mounts {
+        builder
+            .preopened_dir(&mount.host, &mount.guest, FsPerms::ReadOnly)
+            .map_err(|e| anyhow::anyhow!("preopening {}: {e:?}", mount.guest))?;
     }
     builder
         .preopened_dir(scratch.path(), guest.folder_name, FsPerms::ReadWrite)
         .map_err(|e| anyhow::anyhow!("preopening the working folder: {e:?}"))?;
+    if let Some(tmp) = scratch.tmp() {
+        builder
+            .preopened_dir(tmp, "/tmp", FsPerms::ReadWrite)
+            .map_err(|e| anyhow::anyhow!("preopening /tmp: {e:?}"))?;
+        builder.env("TMPDIR", "/tmp");
+    }
     Ok((
         builder,
         Io {
@@ -93,7 +104,8 @@ fn wasi_builder(
 
 /// What runs in an instance: its argv, the runtime it is, the name its working folder is
 /// preopened as and, for an interpreter, the file in the working folder the program's source is
-/// written to and environment variables it needs.
+/// written to, environment variables it needs, host folders it reads (its library) and whether
+/// it gets a fresh writable `/tmp` (counted in the working folder's limit).
 pub(crate) struct Guest<'a> {
     pub(crate) args: &'a [&'a str],
     /// `.` for wasi-libc programs (relative paths resolve against it); `/` for Go, whose
@@ -102,6 +114,15 @@ pub(crate) struct Guest<'a> {
     pub(crate) runtime: crate::Runtime,
     pub(crate) source_file: Option<&'a str>,
     pub(crate) env: &'a [(&'a str, &'a str)],
+    pub(crate) mounts: &'a [Mount],
+    pub(crate) tmp: bool,
+}
+
+/// A host folder the guest sees read-only at `guest`: a runtime's own files, never the
+/// program's.
+pub(crate) struct Mount {
+    pub(crate) host: std::path::PathBuf,
+    pub(crate) guest: String,
 }
 
 /// Error a store's epoch callback raises when the wall-time limit has passed.

@@ -1,9 +1,10 @@
-//! What this instance can run: the languages with their versions, and for compiled languages
-//! (C, C++, Go) how the compiler is confined.
+//! What this instance can run: the languages with their versions, for compiled languages (C,
+//! C++, Go) how the compiler is confined, and for Python each of its runtimes (fast, full,
+//! scientific) with its packages.
 
 use axum::Json;
 use axum::extract::State;
-use sandbox::{Language, Mechanism};
+use sandbox::{Language, Mechanism, Runtime};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -37,6 +38,40 @@ pub struct LanguageSupport {
     /// Why the language is unsupported here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Python only: each runtime the service chooses between per program. Every program starts
+    /// on `python_fast`; one that stops at an import the fast runtime lacks runs again on
+    /// `python_scientific` when that module is one of its packages, else on `python_full`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<Vec<RuntimeEntry>>,
+}
+
+/// Whether one Python runtime runs here.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RuntimeEntry {
+    /// `python_fast`, `python_full` or `python_scientific`.
+    #[schema(value_type = String, example = "python_scientific")]
+    pub runtime: Runtime,
+    /// The runtime is loaded.
+    pub supported: bool,
+    /// Its interpreter and version, and the main packages' versions, when loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "CPython 3.15.0 with numpy 2.5.2, pandas 3.0.6")]
+    pub version: Option<String>,
+    /// Every package it carries beyond the standard library, by distribution name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<PackageEntry>,
+    /// Why it is not loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A package a Python runtime carries.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PackageEntry {
+    /// Its distribution name (`scikit-learn`).
+    pub name: String,
+    /// Its version.
+    pub version: String,
 }
 
 /// Which languages this instance runs, their versions, and how compilation is confined.
@@ -55,8 +90,29 @@ pub async fn get(State(s): State<AppState>) -> Json<Capabilities> {
                 // Only compiled languages run a host program (the compiler) on untrusted input.
                 confinement: sandbox.compiler_confinement(language),
                 reason,
+                runtimes: (language == Language::Python).then(|| python_runtimes(sandbox)),
             }
         })
         .collect();
     Json(Capabilities { languages })
+}
+
+/// Each Python runtime. None runs a host program: like the interpreters, they have no
+/// confinement to report beyond wasm's own.
+fn python_runtimes(sandbox: &sandbox::Sandbox) -> Vec<RuntimeEntry> {
+    sandbox
+        .python_runtimes()
+        .into_iter()
+        .map(|r| RuntimeEntry {
+            runtime: r.runtime,
+            supported: r.reason.is_none(),
+            version: r.version,
+            packages: r
+                .packages
+                .into_iter()
+                .map(|(name, version)| PackageEntry { name, version })
+                .collect(),
+            reason: r.reason,
+        })
+        .collect()
 }

@@ -231,20 +231,22 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{}",
+        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}",
         config.concurrency,
         config.max_runs,
         config.memory_budget_bytes,
         config.fuel,
         config.runtime_dir.display(),
         config.interpreter_dir.display(),
+        config.scientific_dir.display(),
         config.cache_dir.display(),
         config.default_limits,
         config.confinement,
         config.clang,
         config.go,
         config.full_python,
-        config.fast_python
+        config.fast_python,
+        config.scientific_python
     );
     let mut alive = SANDBOXES.lock().unwrap_or_else(|e| e.into_inner());
     alive.retain(|(_, w)| w.strong_count() > 0);

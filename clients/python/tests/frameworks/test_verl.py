@@ -167,3 +167,22 @@ def test_verls_own_sandbox_client_judges_each_language(token_url, language):
     assert ok == [True], meta
     bad, meta = check_correctness(url, in_outs, wrong, timeout=10, language=language)
     assert bad == [False], meta
+
+
+# Python that imports the scientific stack: verl sends it as plain `python`, and the service
+# runs it on its scientific runtime (the fast one lacks numpy and pandas).
+SCIENTIFIC_RIGHT = ("import sys\nimport numpy as np\nimport pandas as pd\n"
+                    "v = pd.Series(np.array(sys.stdin.read().split(), dtype=float))\n"
+                    "print(int(v.sum()), v.idxmax())\n")
+
+
+def test_verls_own_sandbox_client_judges_scientific_python(token_url):
+    from verl.utils.reward_score.sandbox_fusion.utils import check_correctness
+
+    in_outs = {"inputs": ["4 9 2\n"], "outputs": ["15 1\n"]}
+    url = f"{token_url}/run_code"
+    ok, meta = check_correctness(url, in_outs, SCIENTIFIC_RIGHT, timeout=30, language="python")
+    assert ok == [True], meta
+    wrong = SCIENTIFIC_RIGHT.replace("idxmax", "idxmin")
+    bad, meta = check_correctness(url, in_outs, wrong, timeout=30, language="python")
+    assert bad == [False], meta
