@@ -80,7 +80,7 @@ async fn scientific_python_is_listed_chosen_and_judged() {
     let v = post(
         &s,
         "/run_code",
-        json!({"code": accepted, "language": "python", "stdin": "1 2 3 4\n", "run_timeout": 30}),
+        json!({"code": accepted, "language": "python", "stdin": "1 2 3 4\n", "run_timeout": 120}),
     )
     .await;
     assert_eq!(v["status"], "Success", "{v}");
@@ -90,7 +90,7 @@ async fn scientific_python_is_listed_chosen_and_judged() {
     let v = post(
         &s,
         "/run_code",
-        json!({"code": rejected, "language": "python", "run_timeout": 30}),
+        json!({"code": rejected, "language": "python", "run_timeout": 120}),
     )
     .await;
     assert_eq!(v["status"], "Failed", "{v}");

@@ -181,8 +181,8 @@ def test_verls_own_sandbox_client_judges_scientific_python(token_url):
 
     in_outs = {"inputs": ["4 9 2\n"], "outputs": ["15 1\n"]}
     url = f"{token_url}/run_code"
-    ok, meta = check_correctness(url, in_outs, SCIENTIFIC_RIGHT, timeout=30, language="python")
+    ok, meta = check_correctness(url, in_outs, SCIENTIFIC_RIGHT, timeout=120, language="python")
     assert ok == [True], meta
     wrong = SCIENTIFIC_RIGHT.replace("idxmax", "idxmin")
-    bad, meta = check_correctness(url, in_outs, wrong, timeout=30, language="python")
+    bad, meta = check_correctness(url, in_outs, wrong, timeout=120, language="python")
     assert bad == [False], meta
