@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Optional: Rust for the sandbox (sandbox/src/rust.rs), into
+# ${HACRL_CACHE:-$HOME/.cache/hacrl}/rust. Debian bookworm's rustc 1.63.0 with its wasm32-wasi
+# standard library and LLVM 14's lld as the wasm linker: the newest rustc with a wasm32-wasi
+# standard library on the registries this project reaches (crates.io carries no toolchain;
+# rustup's servers are not a registry). Old (August 2022), and /v1/capabilities says so.
+#
+# The five packages are fetched as .deb files (apt-get download, else the Debian mirror's pool),
+# pinned by sha256, and unpacked with dpkg-deb -x: nothing is installed system-wide. The sandbox
+# folder rust/wasi-1.63.0/ is their /usr (plus VERSION, e.g. `rustc 1.63.0`): bin/rustc, lib/x86_64-linux-gnu/ (rustc's and LLVM's
+# shared libraries; the sandbox sets LD_LIBRARY_PATH to it), lib/rustlib/wasm32-wasi/,
+# lib/llvm-14/bin/lld (rust-lld). libLLVM's own dependencies (libz3, libxml2, libedit, libffi,
+# ICU …) come from the host: Debian bookworm has them wherever libllvm14 was ever installed,
+# and this step checks that they resolve.
+# A download or check that fails leaves Rust `unsupported_language`; this step never fails the
+# set-up. Reinstalled when the pins or this script change (a stamp in the sandbox folder).
+set -uo pipefail
+
+CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
+RUST_VERSION=1.63.0
+SANDBOX="$CACHE/rust/wasi-$RUST_VERSION"
+DOWNLOADS="$CACHE/rust/downloads"
+MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# package version sha256 pool-path
+PACKAGES=(
+  "rustc 1.63.0+dfsg1-2 26dd439266153e38d3e6fbe0fe2dbbb41f20994afa688faa71f38427348589ed pool/main/r/rustc/rustc_1.63.0+dfsg1-2_amd64.deb"
+  "libstd-rust-1.63 1.63.0+dfsg1-2 3970c02845cd407e2389623f138e2e96443702c46a789d394ec63b58a482448e pool/main/r/rustc/libstd-rust-1.63_1.63.0+dfsg1-2_amd64.deb"
+  "libstd-rust-dev-wasm32 1.63.0+dfsg1-2 959a7c281b4a7af90e0ad67961aec82594d0eb09442c5e06d8478974d7287fd1 pool/main/r/rustc/libstd-rust-dev-wasm32_1.63.0+dfsg1-2_all.deb"
+  "libllvm14 1:14.0.6-12 cd986403cfe53f47c41b80667f6b344c40fe35de4c5081dad9358b4c77cf64a8 pool/main/l/llvm-toolchain-14/libllvm14_14.0.6-12_amd64.deb"
+  "lld-14 1:14.0.6-12 3b77ab0cc30bbba9e874ba57cabc090116ed52d5eebaa043cf1e1412c4523a99 pool/main/l/llvm-toolchain-14/lld-14_14.0.6-12_amd64.deb"
+)
+
+log() { echo "27-rust: $*"; }
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+stamp() { sha256_of "${BASH_SOURCE[0]}"; }
+
+# fetch NAME VERSION SHA256 POOL: $DOWNLOADS/NAME.deb, trusted only once its sha256 matches.
+fetch() {
+  local name="$1" version="$2" pinned="$3" pool="$4" deb="$DOWNLOADS/$1.deb"
+  [[ -f "$deb" && "$(sha256_of "$deb")" == "$pinned" ]] && return 0
+  local work; work="$(mktemp -d)"
+  # apt's sandbox user must be able to write there.
+  chmod 0777 "$work"
+  (cd "$work" && apt-get download -q "$name=$version" >/dev/null 2>&1) \
+    || curl -fsSL --retry 3 -o "$work/$name.deb" "$MIRROR/$pool" \
+    || { rm -rf "$work"; return 1; }
+  local got; got="$(ls "$work"/*.deb 2>/dev/null | head -1)"
+  if [[ -z "$got" || "$(sha256_of "$got")" != "$pinned" ]]; then
+    log "checksum mismatch for $name ${got:+($(sha256_of "$got"))}, pinned $pinned" >&2
+    rm -rf "$work"; return 1
+  fi
+  mv "$got" "$deb" && rm -rf "$work"
+}
+
+install_rust() {
+  if [[ "$(uname -m)" != x86_64 ]]; then
+    log "only the amd64 packages are pinned; Rust stays unsupported on $(uname -m)" >&2
+    return 1
+  fi
+  mkdir -p "$DOWNLOADS"
+  local line name version sha pool
+  for line in "${PACKAGES[@]}"; do
+    read -r name version sha pool <<< "$line"
+    fetch "$name" "$version" "$sha" "$pool" || { log "downloading $name failed" >&2; return 1; }
+  done
+  local work; work="$(mktemp -d "$CACHE/rust/.install-XXXXXX")"; trap 'rm -rf "$work"' RETURN
+  for line in "${PACKAGES[@]}"; do
+    read -r name _ <<< "$line"
+    dpkg-deb -x "$DOWNLOADS/$name.deb" "$work" || return 1
+  done
+  local staged="$work/usr"
+  # Not needed by a wasm32-wasi compile: the browser target's standard library, docs, man pages.
+  rm -rf "$staged/lib/rustlib/wasm32-unknown-unknown" "$staged/share/doc" "$staged/share/man" \
+    "$staged/share/lintian" "$staged/bin/rustdoc"
+  local lib="$staged/lib/x86_64-linux-gnu"
+  for exe in "$staged/bin/rustc" "$staged/lib/llvm-14/bin/lld"; do
+    if LD_LIBRARY_PATH="$lib" ldd "$exe" | grep -q 'not found'; then
+      log "$(basename "$exe") lacks host libraries (install Debian's libllvm14 once):" >&2
+      LD_LIBRARY_PATH="$lib" ldd "$exe" | grep 'not found' >&2
+      return 1
+    fi
+  done
+  local got; got="$(LD_LIBRARY_PATH="$lib" "$staged/bin/rustc" --version)" || return 1
+  [[ "$got" == "rustc $RUST_VERSION" ]] || { log "the packages hold $got" >&2; return 1; }
+  [[ -x "$staged/bin/rust-lld" && -d "$staged/lib/rustlib/wasm32-wasi/lib" ]] || return 1
+  echo "$got" > "$staged/VERSION"
+  stamp > "$staged/stamp"
+  chmod -R go+rX "$staged"
+  rm -rf "$SANDBOX" && mv "$staged" "$SANDBOX" || return 1
+  log "$got installed for wasm32-wasi: $(du -sh "$SANDBOX" | cut -f1)"
+}
+
+if [[ -f "$SANDBOX/stamp" && "$(cat "$SANDBOX/stamp")" == "$(stamp)" ]]; then
+  log "rustc $RUST_VERSION up to date"
+  exit 0
+fi
+mkdir -p "$CACHE/rust"
+if ! install_rust; then
+  rm -rf "$SANDBOX"
+  log "installing Rust failed; it stays unsupported" >&2
+fi
+exit 0
