@@ -82,7 +82,7 @@ impl Clang {
             program: self.clang.clone(),
             args,
         };
-        Ok((vec![step], &[]))
+        Ok((vec![step], Vec::new()))
     }
 
     /// Compiles a program that includes a secret host file (readable by the service) and a

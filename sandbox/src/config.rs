@@ -13,7 +13,7 @@ pub struct Limits {
     /// Wall-clock time for the program itself (not counting compilation).
     #[serde(with = "duration_ms")]
     pub wall_time: Duration,
-    /// Wall-clock time for compiling C, C++ or Go.
+    /// Wall-clock time for compiling C, C++, Go or Rust.
     #[serde(with = "duration_ms")]
     pub compile_time: Duration,
     /// Total linear memory of the instance, in bytes.
@@ -99,6 +99,9 @@ pub struct Config {
     /// Go's folder for wasip1 (`bin/compile`, `bin/link`, the prebuilt standard library);
     /// `None` takes the one scripts/setup.d/25-go.sh installs under the cache root.
     pub go: Option<PathBuf>,
+    /// rustc's folder for wasm32-wasi (Debian's /usr of rustc, its wasm32-wasi standard library
+    /// and lld); `None` takes the one scripts/setup.d/27-rust.sh installs under the cache root.
+    pub rust: Option<PathBuf>,
     /// How the compilers are confined (they never run unconfined).
     pub confinement: crate::ConfinementChoice,
     /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
@@ -142,6 +145,7 @@ impl Default for Config {
             fuel: true,
             clang: None,
             go: None,
+            rust: None,
             confinement: crate::ConfinementChoice::Auto,
             full_python: true,
             fast_python: true,

@@ -120,7 +120,8 @@ impl Go {
     ) -> std::io::Result<Prepared> {
         std::fs::write(dir.join("main.go"), &program.source)?;
         self.write_importcfgs(dir, &[])?;
-        Ok((self.steps(&jail.work_folder(dir), "main.go"), ENV))
+        let env = ENV.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        Ok((self.steps(&jail.work_folder(dir), "main.go"), env))
     }
 
     /// Writes [`COMPILE_CFG`] and [`LINK_CFG`] naming the prebuilt archives, plus `extra`

@@ -5,8 +5,9 @@
 //! pre-initialised CPython 3.15 with numpy, pandas, scipy, scikit-learn, statsmodels and
 //! matplotlib (`scientific`, for programs importing one of those) and the full CPython 3.12
 //! WASI command module (for programs importing another module the fast path lacks). C and C++
-//! are compiled with clang's wasm32-wasi target and Go with Go's own compiler for wasip1 when
-//! those toolchains are installed, the compilers confined by [`confine`] (namespaces or
+//! are compiled with clang's wasm32-wasi target, Go with Go's own compiler for wasip1 and Rust
+//! with Debian's rustc 1.63 for wasm32-wasi when those toolchains are installed, the compilers
+//! confined by [`confine`] (namespaces or
 //! Landlock; never unconfined). Lua, SQL (SQLite's shell
 //! on an in-memory database), JavaScript (QuickJS-ng with a small Node.js prelude), TypeScript
 //! (the same, after sucrase strips its types inside the guest) and Ruby (ruby.wasm's CRuby) run
@@ -17,7 +18,7 @@
 //!
 //! Layers, top down: `runner` ([`Sandbox`]) checks a program, admits it (`admission`: side by
 //! side up to a memory budget, time-sliced) and hands it to its language; `python` and
-//! `scientific` (the three runtimes), `toolchain` (compiles by `clang` or `golang`, confined by
+//! `scientific` (the three runtimes), `toolchain` (compiles by `clang`, `golang` or `rust`, confined by
 //! `confine`, kept as native code by `builds` and `build_disk`) and `interpreters` (Lua, SQL,
 //! JavaScript, TypeScript, Ruby) prepare the run; `instance` makes and runs one wasm instance within the
 //! limits (`meter` for memory, `scratch` for the working folder, `modules` for the engine and
@@ -38,6 +39,7 @@ mod modules;
 mod outcome;
 mod python;
 mod runner;
+mod rust;
 mod scientific;
 mod scratch;
 mod toolchain;
@@ -80,11 +82,14 @@ pub enum Language {
     /// Go, compiled by Go's own toolchain for `GOOS=wasip1 GOARCH=wasm`.
     #[serde(alias = "golang")]
     Go,
+    /// Rust (edition 2021), compiled by Debian bookworm's rustc 1.63.0 for wasm32-wasi.
+    #[serde(alias = "rs")]
+    Rust,
 }
 
 impl Language {
     /// Every language, in the order `/v1/capabilities` lists them.
-    pub const ALL: [Language; 9] = [
+    pub const ALL: [Language; 10] = [
         Language::Python,
         Language::C,
         Language::Cpp,
@@ -94,11 +99,12 @@ impl Language {
         Language::Ruby,
         Language::TypeScript,
         Language::Go,
+        Language::Rust,
     ];
 
     /// Parses the names used by SandboxFusion and markdown fences (`python`, `py`, `c`, `cpp`,
     /// `c++`, `lua`, `sql`, `sqlite`, `nodejs`, `javascript`, `js`, `ruby`, `rb`, `typescript`,
-    /// `ts`, `go`, `golang`).
+    /// `ts`, `go`, `golang`, `rust`, `rs`).
     pub fn parse(name: &str) -> Option<Language> {
         match name.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Some(Language::Python),
@@ -110,6 +116,7 @@ impl Language {
             "ruby" | "rb" => Some(Language::Ruby),
             "typescript" | "ts" => Some(Language::TypeScript),
             "go" | "golang" => Some(Language::Go),
+            "rust" | "rs" => Some(Language::Rust),
             _ => None,
         }
     }
@@ -126,6 +133,7 @@ impl Language {
             Language::Ruby => "ruby",
             Language::TypeScript => "typescript",
             Language::Go => "go",
+            Language::Rust => "rust",
         }
     }
 }

@@ -38,6 +38,8 @@ struct Inner {
     clang: Result<(Toolchain, Builds), String>,
     /// The confined Go toolchain and this engine's builds of it, or why there is none.
     go: Result<(Toolchain, Builds), String>,
+    /// The confined Rust toolchain and this engine's builds of it, or why there is none.
+    rust: Result<(Toolchain, Builds), String>,
     admission: Admission,
 }
 
@@ -83,6 +85,7 @@ impl Sandbox {
         };
         let clang = compiled(Family::Clang, config.clang.as_deref());
         let go = compiled(Family::Go, config.go.as_deref());
+        let rust = compiled(Family::Rust, config.rust.as_deref());
         let workers = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(config.concurrency)
             .thread_name("sandbox")
@@ -116,6 +119,7 @@ impl Sandbox {
                 interpreters,
                 clang,
                 go,
+                rust,
             }),
             workers: Some(workers),
             ticker_stop,
@@ -126,7 +130,9 @@ impl Sandbox {
     pub fn supports(&self, language: Language) -> bool {
         match language {
             Language::Python => self.inner.python.available(),
-            Language::C | Language::Cpp | Language::Go => self.toolchain(language).is_ok(),
+            Language::C | Language::Cpp | Language::Go | Language::Rust => {
+                self.toolchain(language).is_ok()
+            }
             Language::Lua
             | Language::Sql
             | Language::JavaScript
@@ -148,7 +154,7 @@ impl Sandbox {
                     crate::scientific::SETUP
                 )
             }),
-            Language::C | Language::Cpp | Language::Go => {
+            Language::C | Language::Cpp | Language::Go | Language::Rust => {
                 self.toolchain(language).as_ref().err().cloned()
             }
             Language::Lua
@@ -160,7 +166,7 @@ impl Sandbox {
     }
 
     /// What runs `language` here and its version (`None` when unsupported): the interpreter
-    /// for Lua, SQL, JavaScript and Ruby, the language standard for C and C++, Go's release, the
+    /// for Lua, SQL, JavaScript and Ruby, the language standard for C and C++, Go's and Rust's release, the
     /// CPython builds.
     pub fn version(&self, language: Language) -> Option<String> {
         if !self.supports(language) {
@@ -168,7 +174,7 @@ impl Sandbox {
         }
         match language {
             Language::Python => Some(self.inner.python.version()),
-            Language::C | Language::Cpp | Language::Go => self
+            Language::C | Language::Cpp | Language::Go | Language::Rust => self
                 .toolchain(language)
                 .as_ref()
                 .ok()
@@ -187,11 +193,11 @@ impl Sandbox {
         self.inner.python.runtimes()
     }
 
-    /// The mechanism confining the compiler of `language` (C, C++, Go), when it is supported;
+    /// The mechanism confining the compiler of `language` (C, C++, Go, Rust), when it is supported;
     /// `None` for interpreted languages.
     pub fn compiler_confinement(&self, language: Language) -> Option<crate::Mechanism> {
         match language {
-            Language::C | Language::Cpp | Language::Go => self
+            Language::C | Language::Cpp | Language::Go | Language::Rust => self
                 .toolchain(language)
                 .as_ref()
                 .ok()
@@ -203,7 +209,7 @@ impl Sandbox {
     /// How builds of compiled languages were found or made so far (all zero without a
     /// toolchain).
     pub fn build_counts(&self) -> BuildCounts {
-        [&self.inner.clang, &self.inner.go]
+        [&self.inner.clang, &self.inner.go, &self.inner.rust]
             .into_iter()
             .filter_map(|t| t.as_ref().ok())
             .map(|(_, b)| b.counts())
@@ -215,7 +221,7 @@ impl Sandbox {
             })
     }
 
-    /// The toolchain that compiles `language` (Go's, else clang's), or why there is none.
+    /// The toolchain that compiles `language` (Go's, Rust's, else clang's), or why there is none.
     fn toolchain(&self, language: Language) -> &Result<(Toolchain, Builds), String> {
         toolchain_of(&self.inner, language)
     }
@@ -278,7 +284,7 @@ impl Sandbox {
                         .run(&inner.host, &ticket.grant, &program, &limits)
                         .await
                 }
-                Language::C | Language::Cpp | Language::Go => {
+                Language::C | Language::Cpp | Language::Go | Language::Rust => {
                     match toolchain_of(&inner, program.language) {
                         Ok((t, builds)) => {
                             let run = Admitted {
@@ -330,10 +336,11 @@ impl Drop for Sandbox {
     }
 }
 
-/// The toolchain that compiles `language` (Go's, else clang's).
+/// The toolchain that compiles `language` (Go's, Rust's, else clang's).
 fn toolchain_of(inner: &Inner, language: Language) -> &Result<(Toolchain, Builds), String> {
     match language {
         Language::Go => &inner.go,
+        Language::Rust => &inner.rust,
         _ => &inner.clang,
     }
 }

@@ -1,4 +1,5 @@
-//! Compiled languages: a compiler ([`clang`](crate::clang) for C/C++, Go's [`golang`](crate::golang))
+//! Compiled languages: a compiler ([`clang`](crate::clang) for C/C++, Go's [`golang`](crate::golang),
+//! [`rustc`](crate::rust))
 //! run confined, its wasm32-wasi output kept as native code by [`builds`](crate::builds), then
 //! run as a WASI command.
 //!
@@ -20,6 +21,7 @@ use crate::golang::Go;
 use crate::instance::{Guest, Host, command_linker, run_command};
 use crate::outcome::CompileOutcome;
 use crate::runner::Admitted;
+use crate::rust::Rust;
 use crate::{Limits, Outcome, Program, RunError, Runtime, Status};
 
 /// Most compiler diagnostics kept.
@@ -35,6 +37,8 @@ pub(crate) enum Compiler {
     Clang(Clang),
     /// Go's compile and link for GOOS=wasip1 GOARCH=wasm.
     Go(Go),
+    /// rustc for wasm32-wasi.
+    Rust(Rust),
 }
 
 /// Which compiler to look for.
@@ -44,6 +48,8 @@ pub(crate) enum Family {
     Clang,
     /// Go.
     Go,
+    /// Rust.
+    Rust,
 }
 
 /// One confined process of a compile: the program (a path inside the jail) and its arguments.
@@ -53,7 +59,7 @@ pub(crate) struct Step {
 }
 
 /// A compile made ready in its work folder: its steps, and the environment they run with.
-pub(crate) type Prepared = (Vec<Step>, &'static [(&'static str, &'static str)]);
+pub(crate) type Prepared = (Vec<Step>, Vec<(&'static str, String)>);
 
 /// A confined compiler.
 #[derive(Clone)]
@@ -88,6 +94,7 @@ impl Toolchain {
         let found = match family {
             Family::Clang => Clang::establish(configured, choice, concurrency),
             Family::Go => Go::establish(configured, choice, concurrency),
+            Family::Rust => Rust::establish(configured, choice, concurrency),
         }
         .map(|(jail, compiler)| Toolchain { jail, compiler });
         known.push((key, found.clone()));
@@ -99,6 +106,7 @@ impl Toolchain {
         match &self.compiler {
             Compiler::Clang(c) => c.executable(),
             Compiler::Go(g) => g.executable(),
+            Compiler::Rust(r) => r.executable(),
         }
     }
 
@@ -112,6 +120,7 @@ impl Toolchain {
         match &self.compiler {
             Compiler::Clang(_) => Clang::version(language),
             Compiler::Go(g) => g.version(),
+            Compiler::Rust(r) => r.version(),
         }
     }
 
@@ -134,6 +143,7 @@ impl Toolchain {
         match &self.compiler {
             Compiler::Clang(c) => c.identity(&mut id),
             Compiler::Go(g) => g.identity(&mut id),
+            Compiler::Rust(r) => r.identity(&mut id),
         }
         id
     }
@@ -189,7 +199,7 @@ impl Toolchain {
             Guest {
                 args: &["main"],
                 folder_name: match self.compiler {
-                    Compiler::Clang(_) => ".",
+                    Compiler::Clang(_) | Compiler::Rust(_) => ".",
                     Compiler::Go(_) => "/",
                 },
                 runtime: Runtime::Wasi,
@@ -223,6 +233,7 @@ impl Toolchain {
         let prepared = match &self.compiler {
             Compiler::Clang(c) => c.prepare(dir, program),
             Compiler::Go(g) => g.prepare(&self.jail, dir, program),
+            Compiler::Rust(r) => r.prepare(dir, program),
         };
         let (steps, env) = match prepared {
             Ok(s) => s,
@@ -233,6 +244,7 @@ impl Toolchain {
                 );
             }
         };
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let deadline = tokio::time::Instant::now() + limits.compile_time;
         let cpu_seconds = limits.compile_time.as_secs() + 1;
         let mut stderr = String::new();
@@ -241,7 +253,7 @@ impl Toolchain {
             let JailedCommand { cmd, held } =
                 match self
                     .jail
-                    .command(dir, &step.program, &step.args, env, cpu_seconds)
+                    .command(dir, &step.program, &step.args, &env, cpu_seconds)
                 {
                     Ok(c) => c,
                     Err(e) => {

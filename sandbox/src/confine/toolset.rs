@@ -61,6 +61,57 @@ impl Toolset {
             ..Toolset::default()
         })
     }
+
+    /// [`Toolset::folder`] plus the host's shared libraries that `executables` (inside
+    /// `folder`) load with `library_path` (inside `folder`) searched first, and the merged-/usr
+    /// links the loader's paths go through: for a toolchain of dynamically linked programs
+    /// whose own libraries ship with it.
+    pub(crate) fn folder_with_host_libraries(
+        folder: &Path,
+        executables: &[&Path],
+        library_path: &Path,
+        as_nobody: bool,
+    ) -> Result<Toolset, String> {
+        let mut tools = Toolset::folder(folder, as_nobody)?;
+        tools.libraries = host_libraries(executables, folder, Some(library_path))?;
+        tools.links = merged_usr_links();
+        Ok(tools)
+    }
+}
+
+/// The shared libraries outside `prefix` that `executables` load (with `library_path`
+/// searched first): both the name the loader opens and the file it resolves to (Debian's
+/// llvm-19/lib holds symlinks into the multiarch folder).
+fn host_libraries(
+    executables: &[&Path],
+    prefix: &Path,
+    library_path: Option<&Path>,
+) -> Result<Vec<PathBuf>, String> {
+    let mut libraries = Vec::new();
+    for exe in executables {
+        for lib in shared_libraries(exe, library_path)? {
+            let real = lib
+                .canonicalize()
+                .map_err(|e| format!("resolving {}: {e}", lib.display()))?;
+            for path in [lib, real] {
+                if !path.starts_with(prefix) && !libraries.contains(&path) {
+                    libraries.push(path);
+                }
+            }
+        }
+    }
+    Ok(libraries)
+}
+
+/// `(target, link)` for each of [`MERGED_USR_LINKS`] that is a symlink on this host.
+fn merged_usr_links() -> Vec<(PathBuf, PathBuf)> {
+    MERGED_USR_LINKS
+        .iter()
+        .filter_map(|l| {
+            let target = std::fs::read_link(l).ok()?;
+            Some((target, PathBuf::from(l)))
+        })
+        .collect()
 }
 
 /// Whether every folder from `/` down to `path` lets others search it, and `path` lets them
@@ -123,32 +174,11 @@ impl Clang {
         if !linker.is_file() {
             return Err(format!("no wasm-ld next to clang ({})", linker.display()));
         }
-        let mut libraries = Vec::new();
-        for exe in [&clang, &linker] {
-            for lib in shared_libraries(exe)? {
-                // Both the name the loader opens and the file it resolves to (Debian's
-                // llvm-19/lib holds symlinks into the multiarch folder).
-                let real = lib
-                    .canonicalize()
-                    .map_err(|e| format!("resolving {}: {e}", lib.display()))?;
-                for path in [lib, real] {
-                    if !path.starts_with(&prefix) && !libraries.contains(&path) {
-                        libraries.push(path);
-                    }
-                }
-            }
-        }
-        let links = MERGED_USR_LINKS
-            .iter()
-            .filter_map(|l| {
-                let target = std::fs::read_link(l).ok()?;
-                Some((target, PathBuf::from(l)))
-            })
-            .collect();
+        let libraries = host_libraries(&[&clang, &linker], &prefix, None)?;
         let tools = Toolset {
             folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
             libraries,
-            links,
+            links: merged_usr_links(),
             _staged: None,
         };
         Ok((Clang { clang, linker }, tools))
@@ -188,10 +218,13 @@ fn on_path(name: &Path) -> Option<PathBuf> {
 
 /// The shared libraries `exe` loads, as `ldd` resolves them, each with its folder made
 /// canonical (the jail then needs only the merged-/usr links, not every symlinked folder).
-fn shared_libraries(exe: &Path) -> Result<Vec<PathBuf>, String> {
-    let output = std::process::Command::new("ldd")
-        .arg(exe)
-        .env_clear()
+fn shared_libraries(exe: &Path, library_path: Option<&Path>) -> Result<Vec<PathBuf>, String> {
+    let mut ldd = std::process::Command::new("ldd");
+    ldd.arg(exe).env_clear();
+    if let Some(path) = library_path {
+        ldd.env("LD_LIBRARY_PATH", path);
+    }
+    let output = ldd
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("running ldd on {}: {e}", exe.display()))?;
