@@ -1,6 +1,6 @@
-//! Judged correctly, per interpreted language and for Go: 30 solved problems each
+//! Judged correctly, per interpreted language and for Go and Rust: 30 solved problems each
 //! (tests/data/interpreted), every problem with an accepted solution, a wrong one, a crashing
-//! one and a slow one. Lua, JavaScript, TypeScript, Ruby and Go solve the same stdin/stdout
+//! one and a slow one. Lua, JavaScript, TypeScript, Ruby, Go and Rust solve the same stdin/stdout
 //! problems (cases.json, expected outputs from independent Python references in cases_gen.py);
 //! SQL has its own, each a script with its expected output.
 //!
@@ -8,7 +8,8 @@
 //! then Cranelift on ~2.6 MB of wasm: ~8 s each on 2 loaded cores, 16 min for 120 sources), so
 //! the judge joins each variant's 30 programs into one (`go_bundle`: every program's `main` and
 //! top-level names renamed per problem, a `main` that runs the one named in the file `problem`):
-//! four builds, each program still judged on its own cases with its own stdin.
+//! four builds, each program still judged on its own cases with its own stdin. Rust's are
+//! joined the same way, each program a module (`rust_bundle`).
 
 mod interpreted;
 mod support;
@@ -88,6 +89,18 @@ fn tokens(s: &str) -> Vec<&str> {
     s.split_whitespace().collect()
 }
 
+impl Solutions {
+    /// The solution of `variant`.
+    fn of(&self, variant: Variant) -> &str {
+        match variant {
+            Variant::Accepted => &self.accepted,
+            Variant::Wrong => &self.wrong,
+            Variant::Crash => &self.crash,
+            Variant::Slow => &self.slow,
+        }
+    }
+}
+
 /// What a variant's runs must show, case by case.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Variant {
@@ -139,15 +152,20 @@ async fn judge(
                 !source.trim().is_empty(),
                 "{language} {name}: no {variant:?} solution"
             );
-            let (source, files) = match language {
-                Language::Go => (
-                    go_bundle(&problems, variant),
+            let bundle = match language {
+                Language::Go => Some(go_bundle(&problems, variant)),
+                Language::Rust => Some(rust_bundle(&problems, variant)),
+                _ => None,
+            };
+            let (source, files) = match bundle {
+                Some(bundle) => (
+                    bundle,
                     vec![ProgramFile {
                         path: "problem".into(),
                         contents: name.clone().into_bytes(),
                     }],
                 ),
-                _ => (format!("{}{source}", s.setup), Vec::new()),
+                None => (format!("{}{source}", s.setup), Vec::new()),
             };
             for (stdin, expected) in &problem_cases {
                 let program = Program {
@@ -243,12 +261,7 @@ fn go_bundle(problems: &BTreeMap<String, Solutions>, variant: Variant) -> String
     let mut bodies = String::new();
     let mut cases = String::new();
     for (name, s) in problems {
-        let source = match variant {
-            Variant::Accepted => &s.accepted,
-            Variant::Wrong => &s.wrong,
-            Variant::Crash => &s.crash,
-            Variant::Slow => &s.slow,
-        };
+        let source = s.of(variant);
         let mut body = String::new();
         let mut in_imports = false;
         for line in source.lines() {
@@ -289,6 +302,26 @@ fn go_bundle(problems: &BTreeMap<String, Solutions>, variant: Variant) -> String
     let imports: String = imports.iter().map(|i| format!("\t{i}\n")).collect();
     format!(
         "package main\n\nimport (\n{imports})\n\n{bodies}\nfunc main() {{\n\tname, _ := os.ReadFile(\"problem\")\n\tswitch string(name) {{\n{cases}\tdefault:\n\t\tpanic(\"no problem \" + string(name))\n\t}}\n}}\n"
+    )
+}
+
+/// One Rust program holding every problem's `variant` solution, each in a module `p<name>`
+/// whose `main` is made public, and a `main` that runs the one named in the file `problem`.
+fn rust_bundle(problems: &BTreeMap<String, Solutions>, variant: Variant) -> String {
+    let mut modules = String::new();
+    let mut arms = String::new();
+    for (name, s) in problems {
+        let body: String = (s.of(variant).lines())
+            .map(|line| match line.strip_prefix("fn main()") {
+                Some(rest) => format!("pub fn main(){rest}\n"),
+                None => format!("{line}\n"),
+            })
+            .collect();
+        modules.push_str(&format!("mod p{name} {{\n{body}}}\n\n"));
+        arms.push_str(&format!("        \"{name}\" => p{name}::main(),\n"));
+    }
+    format!(
+        "{modules}fn main() {{\n    let name = std::fs::read_to_string(\"problem\").unwrap();\n    match name.as_str() {{\n{arms}        other => panic!(\"no problem {{other}}\"),\n    }}\n}}\n"
     )
 }
 
@@ -344,6 +377,13 @@ async fn ruby_problems_are_judged_correctly() {
 async fn go_problems_are_judged_correctly() {
     if installed(Language::Go) {
         judge(Language::Go, problems("go.txt"), &cases()).await;
+    }
+}
+
+#[tokio::test]
+async fn rust_problems_are_judged_correctly() {
+    if installed(Language::Rust) {
+        judge(Language::Rust, problems("rust.txt"), &cases()).await;
     }
 }
 
