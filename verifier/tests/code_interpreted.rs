@@ -115,7 +115,7 @@ async fn unsupported_language_names_list_the_new_ones() {
     assert_eq!(status, 422, "{err}");
     assert_eq!(err["error"]["field"], "language");
     let message = err["error"]["message"].as_str().unwrap();
-    for name in ["lua", "sql", "nodejs", "ruby", "typescript", "go"] {
+    for name in ["lua", "sql", "nodejs", "ruby", "typescript", "go", "rust"] {
         assert!(message.contains(name), "{message}");
     }
 }

@@ -1,4 +1,5 @@
-//! C, C++ and Go sources that try to make the compiler read the host, through the real service.
+//! C, C++ and Go sources that try to make the compiler read the host, through the real service
+//! (Rust's: compile_escape_rust.rs; what both share: escape/).
 //!
 //! A canary file with a random secret is created on the host, readable by the service's user,
 //! so that only the compiler's confinement can keep it out. Every C technique is sent as C and
@@ -7,53 +8,13 @@
 //! technique aimed at the canary must get the same answer as one aimed at a path that does not
 //! exist (nothing about existence leaks either).
 
+mod escape;
 mod support;
 
-use std::os::unix::fs::PermissionsExt;
-
+use escape::{Technique, confinement_of, judge, techniques_leak_nothing};
 use sandbox::ConfinementChoice;
-use serde_json::{Value, json};
+use serde_json::json;
 use support::TestService;
-
-/// The canary: a world-readable folder outside any jail with a secret-bearing file.
-struct Canary {
-    _dir: tempfile::TempDir,
-    secret: String,
-    /// The canary file.
-    path: String,
-    /// A path next to it that does not exist (same length, for the existence comparison).
-    absent: String,
-}
-
-impl Canary {
-    fn new() -> Canary {
-        let dir = tempfile::Builder::new()
-            .prefix("escape-canary-")
-            .tempdir()
-            .unwrap();
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let secret = format!("SECRET{}", uuid::Uuid::new_v4().simple());
-        let path = dir.path().join("canary.h");
-        // Valid C either way, so a successful include would compile and print it.
-        std::fs::write(&path, format!("\"{secret}\"\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let path = path.display().to_string();
-        let absent = path.replace("canary.h", "absent.h");
-        Canary {
-            _dir: dir,
-            secret,
-            path,
-            absent,
-        }
-    }
-}
-
-/// One escape technique: a program reading `{P}` (a host path) some way.
-struct Technique {
-    name: &'static str,
-    /// Source with `{P}` for the target path, `{PID}` for the service's process id.
-    source: &'static str,
-}
 
 /// Every technique prints what it got, so a leak would show in the run's stdout if it compiled.
 const TECHNIQUES: &[Technique] = &[
@@ -181,166 +142,14 @@ const GO_TECHNIQUES: &[Technique] = &[
     },
 ];
 
-fn source_for(t: &Technique, path: &str) -> String {
-    t.source
-        .replace("{P}", path)
-        .replace("{PID}", &std::process::id().to_string())
-}
-
-/// `/run_code` for one program; the whole response as text.
-async fn run_code(s: &TestService, language: &str, code: &str) -> String {
-    let (status, v) = s
-        .post(
-            "/run_code",
-            &json!({"code": code, "language": language, "run_timeout": 5, "compile_timeout": 20}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
-    v.to_string()
-}
-
-/// `/v1/verify/code` (stdio style) for one program; the whole response as text.
-async fn verify(s: &TestService, language: &str, code: &str) -> String {
-    let reference = json!({"language": language, "style": "stdio",
-        "cases": [{"stdin": "", "stdout": "x"}]});
-    judge(s, &reference, &format!("```{language}\n{code}\n```"))
-        .await
-        .to_string()
-}
-
-/// `/v1/verify/code` of `response` against `reference`; the verdict.
-async fn judge(s: &TestService, reference: &Value, response: &str) -> Value {
-    let (status, v) = s
-        .post(
-            "/v1/verify/code",
-            &json!({"reference": reference, "prompt": "", "response": response}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
-    v
-}
-
 /// The confinement this service reports for C/C++ (`None`: C/C++ unsupported here).
 async fn confinement(s: &TestService) -> Option<String> {
     confinement_of(s, "c").await
 }
 
-/// The confinement this service reports for `language` (`None`: unsupported here).
-async fn confinement_of(s: &TestService, language: &str) -> Option<String> {
-    let r = s
-        .http
-        .get(format!("{}/v1/capabilities", s.url))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.unwrap();
-    let langs = v["languages"].as_array().unwrap();
-    let c = langs.iter().find(|l| l["language"] == language).unwrap();
-    if c["supported"] == true {
-        Some(c["confinement"].as_str().unwrap().to_string())
-    } else {
-        eprintln!("{language} unsupported here: {}", c["reason"]);
-        None
-    }
-}
-
 /// Sends every technique as C and C++ through both endpoints of a service confined by `choice`.
 async fn no_technique_leaks(choice: ConfinementChoice) {
     techniques_leak_nothing(choice, TECHNIQUES, &["c", "cpp"]).await;
-}
-
-/// Sends `techniques` in each of `languages` through both endpoints of a service confined by
-/// `choice`.
-async fn techniques_leak_nothing(
-    choice: ConfinementChoice,
-    techniques: &[Technique],
-    languages: &[&str],
-) {
-    let s = TestService::start_with_sandbox(verifier::code::JudgeConfig {
-        confinement: choice,
-        ..Default::default()
-    })
-    .await;
-    let Some(mechanism) = confinement_of(&s, languages[0]).await else {
-        // Refused up front is the fail-closed answer; nothing was compiled to leak. On a host
-        // with the toolchain (CI installs it) the mechanism must have been established.
-        assert!(
-            !toolchain_installed(languages[0]),
-            "{choice:?}: the toolchain is installed but the compiler could not be confined"
-        );
-        let (status, v) = s
-            .post(
-                "/run_code",
-                &json!({"code": "int main(){}", "language": languages[0]}),
-            )
-            .await;
-        assert_eq!(status, 422, "{v}");
-        return;
-    };
-    let canary = Canary::new();
-    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-    let passwd_line = passwd.lines().next().unwrap_or("root:x:0:0:").to_string();
-    let mut checked = 0;
-    for t in techniques {
-        for &language in languages {
-            let leak = source_for(t, &canary.path);
-            for (endpoint, body) in [
-                ("run_code", run_code(&s, language, &leak).await),
-                ("verify", verify(&s, language, &leak).await),
-            ] {
-                let what = format!("{} ({language}, {endpoint}, {mechanism})", t.name);
-                assert!(!body.contains(&canary.secret), "{what} leaked: {body}");
-                assert!(
-                    !body.contains(&passwd_line),
-                    "{what} leaked /etc/passwd: {body}"
-                );
-                // Landlock cannot hide whether a path exists (`stat` is not mediated).
-                if mechanism == "namespaces" {
-                    assert!(
-                        !body.contains("EXISTS"),
-                        "{what} saw the canary exists: {body}"
-                    );
-                }
-                checked += 1;
-            }
-            if mechanism == "namespaces" {
-                // The canary and a path that does not exist must look the same from inside.
-                let a = run_code(&s, language, &leak).await;
-                let b = run_code(&s, language, &source_for(t, &canary.absent)).await;
-                let normalise = |r: &str| {
-                    let v: Value = serde_json::from_str(r).unwrap();
-                    v["compile_result"]["stderr"]
-                        .as_str()
-                        .unwrap_or("")
-                        .replace(&canary.path, "P")
-                        .replace(&canary.absent, "P")
-                };
-                assert_eq!(
-                    normalise(&a),
-                    normalise(&b),
-                    "{} ({language}, {mechanism}) reveals existence",
-                    t.name
-                );
-            }
-        }
-    }
-    assert_eq!(checked, techniques.len() * languages.len() * 2);
-}
-
-/// Whether the toolchain of `language` is installed here (scripts/setup.d/21-clang-wasi.sh for
-/// C/C++, 25-go.sh for Go).
-fn toolchain_installed(language: &str) -> bool {
-    let bwrap = std::path::Path::new("/usr/bin/bwrap").exists();
-    if language == "go" {
-        return bwrap
-            && sandbox::Config::cache_root()
-                .join("go/wasip1-1.27.3/bin/compile")
-                .is_file();
-    }
-    std::path::Path::new("/usr/lib/wasm32-wasi/libc.a").is_file()
-        && std::path::Path::new("/usr/bin/clang-19").exists()
-        && bwrap
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! What this instance can run: the languages with their versions, for compiled languages (C,
-//! C++, Go) how the compiler is confined, and for Python each of its runtimes (fast, full,
+//! C++, Go, Rust) how the compiler is confined, and for Python each of its runtimes (fast, full,
 //! scientific) with its packages.
 
 use axum::Json;
@@ -20,7 +20,7 @@ pub struct Capabilities {
 /// Whether one language runs here.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LanguageSupport {
-    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript`, `ruby`, `typescript` or `go`.
+    /// `python`, `c`, `cpp`, `lua`, `sql`, `javascript`, `ruby`, `typescript`, `go` or `rust`.
     #[schema(value_type = String, example = "cpp")]
     pub language: Language,
     /// Programs in this language are accepted.
@@ -31,11 +31,12 @@ pub struct LanguageSupport {
     #[schema(example = "QuickJS-ng 0.10.1")]
     pub version: Option<String>,
 
-    /// How the compiler is confined (`namespaces` or `landlock`); C, C++ and Go only.
+    /// How the compiler is confined (`namespaces` or `landlock`); C, C++, Go and Rust only.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "namespaces")]
     pub confinement: Option<Mechanism>,
-    /// Why the language is unsupported here.
+    /// Why the language is unsupported here; for a supported one, what a caller should know
+    /// about its toolchain (Rust's is an old release).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Python only: each runtime the service chooses between per program. Every program starts
@@ -89,12 +90,23 @@ pub async fn get(State(s): State<AppState>) -> Json<Capabilities> {
                 version: sandbox.version(language),
                 // Only compiled languages run a host program (the compiler) on untrusted input.
                 confinement: sandbox.compiler_confinement(language),
-                reason,
+                reason: reason.or_else(|| caveat(language)),
                 runtimes: (language == Language::Python).then(|| python_runtimes(sandbox)),
             }
         })
         .collect();
     Json(Capabilities { languages })
+}
+
+/// What a caller should know about a supported language's toolchain.
+fn caveat(language: Language) -> Option<String> {
+    (language == Language::Rust).then(|| {
+        "Debian bookworm's rustc 1.63.0, an old release (August 2022): the newest rustc with a \
+         wasm32-wasi standard library on the registries this service installs from. Edition \
+         2021, the standard library only (no crates); features stabilised after 1.63 (let-else, \
+         GATs, std::hint::black_box) do not compile"
+            .to_string()
+    })
 }
 
 /// Each Python runtime. None runs a host program: like the interpreters, they have no

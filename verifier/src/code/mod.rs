@@ -23,8 +23,8 @@ pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CodeReference {
     /// Programming language of the expected program (`python`, `c`, `cpp`, `lua`, `sql`,
-    /// `javascript`, `ruby`, `typescript`; SandboxFusion's names such as `nodejs` are accepted
-    /// too).
+    /// `javascript`, `ruby`, `typescript`, `go`, `rust`; SandboxFusion's names such as `nodejs`
+    /// are accepted too).
     pub language: String,
     /// How programs are tested.
     #[serde(flatten)]
@@ -342,7 +342,7 @@ impl Judge {
         let Some(language) = Language::parse(&reference.language) else {
             return CodeVerdict::not_judged(
                 Unjudged::UnsupportedLanguage(format!(
-                    "unknown language {:?} (python, c, cpp, lua, sql, javascript, ruby, typescript, go)",
+                    "unknown language {:?} (python, c, cpp, lua, sql, javascript, ruby, typescript, go, rust)",
                     reference.language
                 )),
                 &reference.language,

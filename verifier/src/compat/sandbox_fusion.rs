@@ -226,7 +226,7 @@ impl RunCode {
             Refusal::invalid(
                 "language",
                 format!(
-                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript), ruby, typescript and go (golang)",
+                    "unsupported language {:?}; this sandbox runs python, cpp, c, lua, sql, nodejs (javascript), ruby, typescript, go (golang) and rust (rs)",
                     req.language
                 ),
             )
