@@ -132,7 +132,7 @@ def test_an_unreadable_ground_truth_follows_the_failure_policy(url, monkeypatch,
 
 
 # One accepted and one rejected program per language the sandbox runs as an interpreter or
-# compiles (Go), under SandboxFusion's names, through verl's own SandboxFusion client
+# compiles (Go, Rust), under SandboxFusion's names, through verl's own SandboxFusion client
 # (`check_correctness`).
 LANGUAGE_CASES = {
     "lua": ('local a, b = io.read("n", "n")\nprint(a + b)\n',
@@ -153,6 +153,14 @@ LANGUAGE_CASES = {
            '\tfmt.Println(a + b)\n}\n',
            'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n'
            '\tfmt.Println(a - b)\n}\n', "2 3\n", "5\n"),
+    "rust": ("use std::io::Read;\n\nfn main() {\n    let mut s = String::new();\n"
+             "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+             "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+             "    println!(\"{}\", v[0] + v[1]);\n}\n",
+             "use std::io::Read;\n\nfn main() {\n    let mut s = String::new();\n"
+             "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+             "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+             "    println!(\"{}\", v[0] - v[1]);\n}\n", "2 3\n", "5\n"),
 }
 
 
