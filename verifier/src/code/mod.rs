@@ -231,7 +231,7 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}",
+        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}",
         config.concurrency,
         config.max_runs,
         config.memory_budget_bytes,
@@ -244,6 +244,7 @@ fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
         config.confinement,
         config.clang,
         config.go,
+        config.rust,
         config.full_python,
         config.fast_python,
         config.scientific_python

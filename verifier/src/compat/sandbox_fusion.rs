@@ -22,14 +22,14 @@ use crate::ingest::check_size;
 pub struct RunCodeRequest {
     /// Source code.
     pub code: String,
-    /// `python`, `cpp`, `c`, `lua`, `sql`, `nodejs`, `ruby` or `typescript`, or an alias
-    /// (`python3`, `py`, `c++`, `cxx`, `cc`, `sqlite`, `sqlite3`, `node`, `javascript`, `js`, `rb`,
-    /// `ts`); case and surrounding white space are ignored.
+    /// `python`, `cpp`, `c`, `lua`, `sql`, `nodejs`, `ruby`, `typescript`, `go` or `rust`, or an
+    /// alias (`python3`, `py`, `c++`, `cxx`, `cc`, `sqlite`, `sqlite3`, `node`, `javascript`, `js`,
+    /// `rb`, `ts`, `golang`, `rs`); case and surrounding white space are ignored.
     #[schema(
-        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc]|[Ll][Uu][Aa]|[Ss][Qq][Ll]|[Ss][Qq][Ll][Ii][Tt][Ee]3?|[Nn][Oo][Dd][Ee][Jj][Ss]|[Nn][Oo][Dd][Ee]|[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Jj][Ss]|[Rr][Uu][Bb][Yy]|[Rr][Bb]|[Tt][Yy][Pp][Ee][Ss][Cc][Rr][Ii][Pp][Tt]|[Tt][Ss])\s*$"
+        pattern = r"^\s*(?:[Pp][Yy][Tt][Hh][Oo][Nn]3?|[Pp][Yy]|[Cc]|[Cc][Pp][Pp]|[Cc]\+\+|[Cc][Xx][Xx]|[Cc][Cc]|[Ll][Uu][Aa]|[Ss][Qq][Ll]|[Ss][Qq][Ll][Ii][Tt][Ee]3?|[Nn][Oo][Dd][Ee][Jj][Ss]|[Nn][Oo][Dd][Ee]|[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Jj][Ss]|[Rr][Uu][Bb][Yy]|[Rr][Bb]|[Tt][Yy][Pp][Ee][Ss][Cc][Rr][Ii][Pp][Tt]|[Tt][Ss]|[Gg][Oo]|[Gg][Oo][Ll][Aa][Nn][Gg]|[Rr][Uu][Ss][Tt]|[Rr][Ss])\s*$"
     )]
     pub language: String,
-    /// Compile timeout in seconds (C/C++), 0.001–600.
+    /// Compile timeout in seconds (C, C++, Go, Rust), 0.001–600.
     #[serde(default = "ten")]
     #[schema(minimum = 0.001, maximum = 600)]
     pub compile_timeout: f64,
