@@ -6,49 +6,19 @@
 //! compile, so the run-time checks share one program (`data/go/probe.go`) that picks its
 //! behaviour from stdin: one compile, then milliseconds per run.
 
+mod compiled;
 mod support;
 
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
 
-use sandbox::{
-    Config, ConfinementChoice, Language, Limits, Mechanism, Outcome, Program, ProgramFile, Sandbox,
-    Status,
-};
-use support::SANDBOX;
+use compiled::{compiles_once, confined, limits_end_runs_with_their_status, program};
+use sandbox::{ConfinementChoice, Language, Mechanism, Outcome, Program, ProgramFile, Status};
+use support::{SANDBOX, installed};
 
 const PROBE: &str = include_str!("data/go/probe.go");
 
-/// Whether Go runs here. CI installs it, so there a missing toolchain fails; elsewhere the test
-/// says why it checks nothing.
-fn installed(sandbox: &Sandbox) -> bool {
-    match sandbox.unsupported_reason(Language::Go) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => panic!("Go unsupported in CI: {why}"),
-        Some(why) => {
-            eprintln!("Go unsupported here ({why}): its checks are skipped");
-            false
-        }
-    }
-}
-
-fn limits() -> Limits {
-    Limits {
-        wall_time: Duration::from_secs(2),
-        memory_bytes: 128 << 20,
-        stdout_bytes: 64 << 10,
-        ..Limits::default()
-    }
-}
-
 fn go(source: &str, stdin: &str) -> Program {
-    Program {
-        language: Language::Go,
-        source: source.into(),
-        stdin: stdin.into(),
-        limits: Some(limits()),
-        ..Program::default()
-    }
+    program(Language::Go, source, stdin)
 }
 
 async fn probe(stdin: &str) -> Outcome {
@@ -57,7 +27,7 @@ async fn probe(stdin: &str) -> Outcome {
 
 #[tokio::test]
 async fn go_reads_stdin_writes_stdout_and_exits_with_its_status() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Go) {
         return;
     }
     let out = probe("sum 2 40").await;
@@ -79,7 +49,7 @@ async fn go_reads_stdin_writes_stdout_and_exits_with_its_status() {
 
 #[tokio::test]
 async fn go_panics_and_deadlocks_are_runtime_errors() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Go) {
         return;
     }
     let out = probe("panic").await;
@@ -102,28 +72,12 @@ async fn go_panics_and_deadlocks_are_runtime_errors() {
 
 #[tokio::test]
 async fn go_limits_end_runs_with_their_status() {
-    if !installed(&SANDBOX) {
-        return;
-    }
-    for (what, status) in [
-        ("loop", Status::Timeout),
-        ("sleep", Status::Timeout),
-        ("alloc", Status::MemoryLimit),
-        ("flood", Status::OutputLimit),
-    ] {
-        let out = probe(what).await;
-        assert_eq!(out.status, status, "{what}: {out:?}");
-        assert!(
-            out.wall_time < Duration::from_secs(4),
-            "{what}: {:?}",
-            out.wall_time
-        );
-    }
+    limits_end_runs_with_their_status(Language::Go, PROBE).await;
 }
 
 #[tokio::test]
 async fn go_sees_only_its_working_folder_and_no_network() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Go) {
         return;
     }
     let mut program = go(PROBE, "files");
@@ -154,7 +108,7 @@ async fn go_sees_only_its_working_folder_and_no_network() {
 
 #[tokio::test]
 async fn go_compile_errors_come_back_as_compile_errors() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Go) {
         return;
     }
     for (source, says) in [
@@ -189,7 +143,7 @@ async fn go_compile_errors_come_back_as_compile_errors() {
 
 #[tokio::test]
 async fn a_go_source_compiles_once() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Go) {
         return;
     }
     // A source no earlier run has cached on disk.
@@ -197,32 +151,8 @@ async fn a_go_source_compiles_once() {
     let source = format!(
         "package main\n\nimport \"fmt\"\n\nfunc main() {{ fmt.Println(\"once\") }}\n\n// {nonce}\n"
     );
-    let sandbox = || {
-        Sandbox::new(Config {
-            fast_python: false,
-            full_python: false,
-            ..Config::default()
-        })
-        .unwrap()
-    };
-    let first = sandbox();
-    for _ in 0..3 {
-        let out = first.run(go(&source, "")).await.unwrap();
-        assert_eq!((out.status, out.stdout.as_str()), (Status::Ok, "once\n"));
-    }
-    let counts = first.build_counts();
-    assert_eq!(
-        (counts.compiles, counts.native, counts.memory_hits),
-        (1, 1, 2)
-    );
-    drop(first);
-    // A restarted service loads the native code from disk: no compile at all, and the run
-    // takes milliseconds.
-    let second = sandbox();
-    let out = second.run(go(&source, "")).await.unwrap();
-    assert!(out.compile.unwrap().cached);
-    let counts = second.build_counts();
-    assert_eq!((counts.compiles, counts.disk_hits), (0, 1), "{counts:?}");
+    // Cached on disk, a run takes milliseconds.
+    let second = compiles_once(Language::Go, &source).await;
     let started = std::time::Instant::now();
     let out = second.run(go(&source, "")).await.unwrap();
     assert_eq!(out.status, Status::Ok);
@@ -287,32 +217,9 @@ const ESCAPES: &[(&str, Status)] = &[
 /// Sends every escape under `choice`; no response may hold the secret, and an ordinary program
 /// still compiles (with a go.mod asking for another toolchain, which no step reads).
 async fn escapes_fail(choice: ConfinementChoice, expected: Mechanism) {
-    let sb = Sandbox::new(Config {
-        confinement: choice,
-        fast_python: false,
-        full_python: false,
-        concurrency: 1,
-        ..Config::default()
-    })
-    .unwrap();
-    if !installed(&SANDBOX) {
+    let Some(sb) = confined(choice, expected, Language::Go) else {
         return;
-    }
-    // Go is installed: a mechanism this host offers must hold it (never a silent skip).
-    let offered = match expected {
-        Mechanism::Namespaces => std::path::Path::new("/usr/bin/bwrap").exists(),
-        Mechanism::Landlock => SANDBOX.compiler_confinement(Language::C).is_some(),
     };
-    if !offered {
-        eprintln!("{expected:?} is not offered here: its Go checks are skipped");
-        return;
-    }
-    assert_eq!(
-        sb.compiler_confinement(Language::Go),
-        Some(expected),
-        "{:?}",
-        sb.unsupported_reason(Language::Go)
-    );
     let (_dir, secret, path) = canary();
     for (escape, status) in ESCAPES {
         let source = escape.replace("{P}", &path);

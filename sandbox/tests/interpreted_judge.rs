@@ -18,9 +18,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use interpreted::installed;
 use sandbox::{Language, Limits, Outcome, Program, ProgramFile, Status};
-use support::SANDBOX;
+use support::{SANDBOX, installed};
 
 /// The four solutions of one problem.
 #[derive(Default)]

@@ -7,9 +7,9 @@ mod support;
 
 use std::time::Duration;
 
-use interpreted::{installed, tight};
+use interpreted::tight;
 use sandbox::{Language, Limits, Outcome, Program, ProgramFile, RunError, Status};
-use support::SANDBOX;
+use support::{SANDBOX, installed};
 
 const LANGUAGES: [Language; 5] = [
     Language::Lua,

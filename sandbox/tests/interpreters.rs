@@ -7,9 +7,9 @@ mod support;
 
 use std::time::Duration;
 
-use interpreted::{installed, tight};
+use interpreted::tight;
 use sandbox::{Language, Limits, Outcome, Program, Runtime, Status};
-use support::SANDBOX;
+use support::{SANDBOX, installed};
 
 async fn run(language: Language, source: &str, stdin: &str) -> Outcome {
     interpreted::run(language, source, stdin, tight()).await

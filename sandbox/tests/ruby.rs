@@ -21,7 +21,7 @@ fn limits() -> Limits {
 }
 
 fn installed() -> bool {
-    interpreted::installed(Language::Ruby)
+    support::installed(Language::Ruby)
 }
 
 async fn run(source: &str, stdin: &str) -> Outcome {

@@ -5,49 +5,19 @@
 //! The run-time checks share one program (`data/rust/probe.rs`) that picks its behaviour from
 //! stdin: one compile, then milliseconds per run.
 
+mod compiled;
 mod support;
 
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
 
-use sandbox::{
-    Config, ConfinementChoice, Language, Limits, Mechanism, Outcome, Program, ProgramFile, Sandbox,
-    Status,
-};
-use support::SANDBOX;
+use compiled::{compiles_once, confined, limits_end_runs_with_their_status, program};
+use sandbox::{ConfinementChoice, Language, Mechanism, Outcome, Program, ProgramFile, Status};
+use support::{SANDBOX, installed};
 
 const PROBE: &str = include_str!("data/rust/probe.rs");
 
-/// Whether Rust runs here. CI installs it, so there a missing toolchain fails; elsewhere the
-/// test says why it checks nothing.
-fn installed(sandbox: &Sandbox) -> bool {
-    match sandbox.unsupported_reason(Language::Rust) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => panic!("Rust unsupported in CI: {why}"),
-        Some(why) => {
-            eprintln!("Rust unsupported here ({why}): its checks are skipped");
-            false
-        }
-    }
-}
-
-fn limits() -> Limits {
-    Limits {
-        wall_time: Duration::from_secs(2),
-        memory_bytes: 128 << 20,
-        stdout_bytes: 64 << 10,
-        ..Limits::default()
-    }
-}
-
 fn rust(source: &str, stdin: &str) -> Program {
-    Program {
-        language: Language::Rust,
-        source: source.into(),
-        stdin: stdin.into(),
-        limits: Some(limits()),
-        ..Program::default()
-    }
+    program(Language::Rust, source, stdin)
 }
 
 async fn probe(stdin: &str) -> Outcome {
@@ -56,7 +26,7 @@ async fn probe(stdin: &str) -> Outcome {
 
 #[tokio::test]
 async fn rust_reads_stdin_writes_stdout_and_exits_with_its_status() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Rust) {
         return;
     }
     let out = probe("sum 2 40").await;
@@ -82,7 +52,7 @@ async fn rust_reads_stdin_writes_stdout_and_exits_with_its_status() {
 
 #[tokio::test]
 async fn rust_panics_are_runtime_errors() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Rust) {
         return;
     }
     let out = probe("panic").await;
@@ -98,28 +68,12 @@ async fn rust_panics_are_runtime_errors() {
 
 #[tokio::test]
 async fn rust_limits_end_runs_with_their_status() {
-    if !installed(&SANDBOX) {
-        return;
-    }
-    for (what, status) in [
-        ("loop", Status::Timeout),
-        ("sleep", Status::Timeout),
-        ("alloc", Status::MemoryLimit),
-        ("flood", Status::OutputLimit),
-    ] {
-        let out = probe(what).await;
-        assert_eq!(out.status, status, "{what}: {out:?}");
-        assert!(
-            out.wall_time < Duration::from_secs(4),
-            "{what}: {:?}",
-            out.wall_time
-        );
-    }
+    limits_end_runs_with_their_status(Language::Rust, PROBE).await;
 }
 
 #[tokio::test]
 async fn rust_sees_only_its_working_folder_and_no_network() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Rust) {
         return;
     }
     let mut program = rust(PROBE, "files");
@@ -153,7 +107,7 @@ async fn rust_sees_only_its_working_folder_and_no_network() {
 
 #[tokio::test]
 async fn rust_compile_errors_come_back_as_compile_errors() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Rust) {
         return;
     }
     for (source, says) in [
@@ -182,37 +136,13 @@ async fn rust_compile_errors_come_back_as_compile_errors() {
 
 #[tokio::test]
 async fn a_rust_source_compiles_once() {
-    if !installed(&SANDBOX) {
+    if !installed(Language::Rust) {
         return;
     }
     // A source no earlier run has cached on disk.
     let nonce = format!("{:?}", std::time::SystemTime::now());
     let source = format!("fn main() {{ println!(\"once\"); }}\n// {nonce}\n");
-    let sandbox = || {
-        Sandbox::new(Config {
-            fast_python: false,
-            full_python: false,
-            ..Config::default()
-        })
-        .unwrap()
-    };
-    let first = sandbox();
-    for _ in 0..3 {
-        let out = first.run(rust(&source, "")).await.unwrap();
-        assert_eq!((out.status, out.stdout.as_str()), (Status::Ok, "once\n"));
-    }
-    let counts = first.build_counts();
-    assert_eq!(
-        (counts.compiles, counts.native, counts.memory_hits),
-        (1, 1, 2)
-    );
-    drop(first);
-    // A restarted service loads the native code from disk: no compile at all.
-    let second = sandbox();
-    let out = second.run(rust(&source, "")).await.unwrap();
-    assert!(out.compile.unwrap().cached);
-    let counts = second.build_counts();
-    assert_eq!((counts.compiles, counts.disk_hits), (0, 1), "{counts:?}");
+    compiles_once(Language::Rust, &source).await;
 }
 
 /// A canary file with a secret, world-readable, outside every jail; and a Rust module beside
@@ -252,32 +182,9 @@ const ESCAPES: &[&str] = &[
 /// Sends every escape under `choice`; none may compile, no response may hold the secret, and
 /// an ordinary program still compiles.
 async fn escapes_fail(choice: ConfinementChoice, expected: Mechanism) {
-    if !installed(&SANDBOX) {
+    let Some(sb) = confined(choice, expected, Language::Rust) else {
         return;
-    }
-    let sb = Sandbox::new(Config {
-        confinement: choice,
-        fast_python: false,
-        full_python: false,
-        concurrency: 1,
-        ..Config::default()
-    })
-    .unwrap();
-    // Rust is installed: a mechanism this host offers must hold it (never a silent skip).
-    let offered = match expected {
-        Mechanism::Namespaces => std::path::Path::new("/usr/bin/bwrap").exists(),
-        Mechanism::Landlock => SANDBOX.compiler_confinement(Language::C).is_some(),
     };
-    if !offered {
-        eprintln!("{expected:?} is not offered here: its Rust checks are skipped");
-        return;
-    }
-    assert_eq!(
-        sb.compiler_confinement(Language::Rust),
-        Some(expected),
-        "{:?}",
-        sb.unsupported_reason(Language::Rust)
-    );
     let (dir, secret, path) = canary();
     let module = dir.path().join("canary.rs").display().to_string();
     for escape in ESCAPES {

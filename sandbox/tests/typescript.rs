@@ -6,9 +6,9 @@
 mod interpreted;
 mod support;
 
-use interpreted::{installed, tight};
+use interpreted::tight;
 use sandbox::{Language, Outcome, Runtime, Status};
-use support::SANDBOX;
+use support::{SANDBOX, installed};
 
 async fn run(source: &str, stdin: &str) -> Outcome {
     interpreted::run(Language::TypeScript, source, stdin, tight()).await

@@ -11,7 +11,10 @@
 mod escape;
 mod support;
 
-use escape::{Technique, confinement_of, judge, techniques_leak_nothing};
+use escape::{
+    MinMax, Technique, confinement_of, judge, min_max_passes_both_endpoints,
+    techniques_leak_nothing,
+};
 use sandbox::ConfinementChoice;
 use serde_json::json;
 use support::TestService;
@@ -174,45 +177,18 @@ async fn no_go_technique_reads_the_host_under_landlock() {
 
 #[tokio::test]
 async fn go_programs_pass_through_both_endpoints() {
-    let s = TestService::start().await;
-    if confinement_of(&s, "go").await.is_none() {
-        return;
-    }
     let go = "package main\n\nimport (\n\t\"fmt\"\n\t\"sort\"\n)\n\nfunc main() {\n\tvar n int\n\tfmt.Scan(&n)\n\txs := make([]int, n)\n\tfor i := range xs {\n\t\tfmt.Scan(&xs[i])\n\t}\n\tsort.Ints(xs)\n\tfmt.Println(xs[0], xs[n-1])\n}\n";
-    for language in ["go", "golang"] {
-        let (status, v) = s
-            .post(
-                "/run_code",
-                &json!({"code": go, "language": language, "stdin": "4\n3 9 -2 7\n"}),
-            )
-            .await;
-        assert_eq!(status, 200, "{v}");
-        assert_eq!(v["status"], "Success", "{language}: {v}");
-        assert_eq!(v["run_result"]["stdout"], "-2 9\n", "{language}: {v}");
-    }
-    let (status, v) = s
-        .post(
-            "/run_code",
-            &json!({"code": "package main\n\nfunc main() { x := 1 }\n", "language": "go"}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["status"], "Failed", "{v}");
-    assert_eq!(v["compile_result"]["status"], "Finished", "{v}");
-    assert!(
-        v["compile_result"]["stderr"]
-            .as_str()
-            .unwrap()
-            .contains("declared and not used"),
-        "{v}"
-    );
-    let reference = json!({"language": "go", "style": "stdio",
-        "cases": [{"stdin": "2\n5 1\n", "stdout": "1 5\n"}, {"stdin": "1\n7\n", "stdout": "7 7\n"}]});
-    let v = judge(&s, &reference, &format!("```go\n{go}```")).await;
-    assert_eq!(v["correct"], true, "{v}");
-    let wrong = go.replace("xs[0], xs[n-1]", "xs[n-1], xs[0]");
-    let v = judge(&s, &reference, &format!("```go\n{wrong}```")).await;
-    assert_eq!(v["correct"], false, "{v}");
+    min_max_passes_both_endpoints(MinMax {
+        names: ["go", "golang"],
+        fences: ["go", "go"],
+        source: go,
+        wrong: go.replace("xs[0], xs[n-1]", "xs[n-1], xs[0]"),
+        broken: (
+            "package main\n\nfunc main() { x := 1 }\n",
+            "declared and not used",
+        ),
+    })
+    .await;
 }
 
 #[tokio::test]

@@ -6,10 +6,8 @@
 mod escape;
 mod support;
 
-use escape::{Technique, confinement_of, judge, techniques_leak_nothing};
+use escape::{MinMax, Technique, min_max_passes_both_endpoints, techniques_leak_nothing};
 use sandbox::ConfinementChoice;
-use serde_json::json;
-use support::TestService;
 
 /// What rustc reads for a source: the `include*!` macros, `#[path]` modules, attributes whose
 /// value is a file, linker inputs, diagnostics that quote a file.
@@ -80,43 +78,13 @@ async fn no_rust_technique_reads_the_host_under_landlock() {
 
 #[tokio::test]
 async fn rust_programs_pass_through_both_endpoints() {
-    let s = TestService::start().await;
-    if confinement_of(&s, "rust").await.is_none() {
-        return;
-    }
     let rust = "use std::io::Read;\n\nfn main() {\n    let mut s = String::new();\n    std::io::stdin().read_to_string(&mut s).unwrap();\n    let mut xs: Vec<i64> = s.split_whitespace().skip(1).map(|x| x.parse().unwrap()).collect();\n    xs.sort();\n    println!(\"{} {}\", xs[0], xs[xs.len() - 1]);\n}\n";
-    for language in ["rust", "rs"] {
-        let (status, v) = s
-            .post(
-                "/run_code",
-                &json!({"code": rust, "language": language, "stdin": "4\n3 9 -2 7\n"}),
-            )
-            .await;
-        assert_eq!(status, 200, "{v}");
-        assert_eq!(v["status"], "Success", "{language}: {v}");
-        assert_eq!(v["run_result"]["stdout"], "-2 9\n", "{language}: {v}");
-    }
-    let (status, v) = s
-        .post(
-            "/run_code",
-            &json!({"code": "fn main() { let x: u32 = \"one\"; }\n", "language": "rust"}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["status"], "Failed", "{v}");
-    assert_eq!(v["compile_result"]["status"], "Finished", "{v}");
-    assert!(
-        v["compile_result"]["stderr"]
-            .as_str()
-            .unwrap()
-            .contains("mismatched types"),
-        "{v}"
-    );
-    let reference = json!({"language": "rust", "style": "stdio",
-        "cases": [{"stdin": "2\n5 1\n", "stdout": "1 5\n"}, {"stdin": "1\n7\n", "stdout": "7 7\n"}]});
-    let v = judge(&s, &reference, &format!("```rust\n{rust}```")).await;
-    assert_eq!(v["correct"], true, "{v}");
-    let wrong = rust.replace("xs[0], xs[xs.len() - 1]", "xs[xs.len() - 1], xs[0]");
-    let v = judge(&s, &reference, &format!("```rs\n{wrong}```")).await;
-    assert_eq!(v["correct"], false, "{v}");
+    min_max_passes_both_endpoints(MinMax {
+        names: ["rust", "rs"],
+        fences: ["rust", "rs"],
+        source: rust,
+        wrong: rust.replace("xs[0], xs[xs.len() - 1]", "xs[xs.len() - 1], xs[0]"),
+        broken: ("fn main() { let x: u32 = \"one\"; }\n", "mismatched types"),
+    })
+    .await;
 }

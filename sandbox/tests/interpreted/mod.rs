@@ -1,5 +1,5 @@
-//! What the interpreted-language test binaries share: whether a language runs here, the tight
-//! limits most checks use, and one run of a program. Each binary uses a part of it.
+//! What the interpreted-language test binaries share: the tight limits most checks use, and one
+//! run of a program. Each binary uses a part of it.
 
 use std::time::Duration;
 
@@ -16,21 +16,6 @@ pub fn tight() -> Limits {
         stdout_bytes: 64 << 10,
         stderr_bytes: 64 << 10,
         ..Limits::default()
-    }
-}
-
-/// Whether `language` runs here. CI installs the interpreters, so there a missing one fails;
-/// elsewhere the test says why it checks nothing.
-pub fn installed(language: Language) -> bool {
-    match SANDBOX.unsupported_reason(language) {
-        None => true,
-        Some(why) if std::env::var_os("CI").is_some() => {
-            panic!("{language} unsupported in CI: {why}")
-        }
-        Some(why) => {
-            eprintln!("{language} unsupported here ({why}): its checks are skipped");
-            false
-        }
     }
 }
 

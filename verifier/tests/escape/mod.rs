@@ -200,3 +200,67 @@ fn toolchain_installed(language: &str) -> bool {
         && std::path::Path::new("/usr/bin/clang-19").exists()
         && bwrap
 }
+
+/// A compiled language's stdio program, the same task in every language: read `n`, then `n`
+/// numbers, print the smallest and the largest.
+pub struct MinMax<'a> {
+    /// The language's name and its alias, both sent to `/run_code`; the first is the reference's.
+    pub names: [&'a str; 2],
+    /// The fences the right and the wrong answer come in to `/v1/verify/code`.
+    pub fences: [&'a str; 2],
+    pub source: &'a str,
+    /// The source with its output swapped, which the judge must refuse.
+    pub wrong: String,
+    /// A source that does not compile, and what its diagnostics must say.
+    pub broken: (&'a str, &'a str),
+}
+
+/// Sends `p` through both endpoints of a service: `/run_code` under each name, a compile error,
+/// and the judge accepting the program and refusing its wrong twin. Skipped where the language
+/// is not installed.
+pub async fn min_max_passes_both_endpoints(p: MinMax<'_>) {
+    let s = TestService::start().await;
+    if confinement_of(&s, p.names[0]).await.is_none() {
+        return;
+    }
+    for language in p.names {
+        let (status, v) = s
+            .post(
+                "/run_code",
+                &json!({"code": p.source, "language": language, "stdin": "4\n3 9 -2 7\n"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["status"], "Success", "{language}: {v}");
+        assert_eq!(v["run_result"]["stdout"], "-2 9\n", "{language}: {v}");
+    }
+    let (broken, says) = p.broken;
+    let (status, v) = s
+        .post(
+            "/run_code",
+            &json!({"code": broken, "language": p.names[0]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "Failed", "{v}");
+    assert_eq!(v["compile_result"]["status"], "Finished", "{v}");
+    assert!(
+        v["compile_result"]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains(says),
+        "{v}"
+    );
+    let reference = json!({"language": p.names[0], "style": "stdio",
+        "cases": [{"stdin": "2\n5 1\n", "stdout": "1 5\n"}, {"stdin": "1\n7\n", "stdout": "7 7\n"}]});
+    let [right_fence, wrong_fence] = p.fences;
+    let v = judge(
+        &s,
+        &reference,
+        &format!("```{right_fence}\n{}```", p.source),
+    )
+    .await;
+    assert_eq!(v["correct"], true, "{v}");
+    let v = judge(&s, &reference, &format!("```{wrong_fence}\n{}```", p.wrong)).await;
+    assert_eq!(v["correct"], false, "{v}");
+}
