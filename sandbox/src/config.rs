@@ -104,6 +104,8 @@ pub struct Config {
     pub rust: Option<PathBuf>,
     /// How the compilers are confined (they never run unconfined).
     pub confinement: crate::ConfinementChoice,
+    /// How admitted runs share the worker threads.
+    pub slicing: crate::Slicing,
     /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
     pub full_python: bool,
     /// Load the fast Python runtime.
@@ -147,6 +149,7 @@ impl Default for Config {
             go: None,
             rust: None,
             confinement: crate::ConfinementChoice::Auto,
+            slicing: crate::Slicing::default(),
             full_python: true,
             fast_python: true,
             scientific_python: true,

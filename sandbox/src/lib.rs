@@ -47,6 +47,7 @@ mod toolchain;
 pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
+pub use instance::Slicing;
 pub use outcome::{Outcome, Runtime, Status};
 pub use python::RuntimeSupport;
 pub use runner::Sandbox;

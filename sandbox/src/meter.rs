@@ -53,6 +53,11 @@ impl MemoryMeter {
         };
         (meter, stats)
     }
+
+    /// Total linear memory now, in bytes.
+    pub(crate) fn current(&self) -> u64 {
+        self.current
+    }
 }
 
 impl ResourceLimiter for MemoryMeter {

@@ -24,23 +24,30 @@ fn sandbox(configure: impl FnOnce(&mut Config)) -> Arc<Sandbox> {
     Arc::new(Sandbox::new(config).expect("sandbox starts"))
 }
 
-#[tokio::test]
-async fn a_burst_of_endless_loops_times_out_side_by_side_and_a_quick_program_is_answered() {
-    // More loops than cores by far: with one run per core they would queue for 12 rounds.
-    let sandbox = sandbox(|c| c.concurrency = 2);
-    let loops: Vec<_> = (0..24)
+/// Held by the tests that time programs against a burst on the machine's cores, so that they do
+/// not share those cores with each other.
+static CORES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// `n` endless loops started side by side, each with a `wall` limit.
+fn endless_loops(
+    sandbox: &Arc<Sandbox>,
+    n: usize,
+    wall: Duration,
+) -> Vec<tokio::task::JoinHandle<Result<sandbox::Outcome, RunError>>> {
+    (0..n)
         .map(|_| {
             let s = sandbox.clone();
-            tokio::spawn(async move {
-                s.run(limited(
-                    "while True: pass",
-                    Duration::from_secs(3),
-                    64 << 20,
-                ))
-                .await
-            })
+            tokio::spawn(async move { s.run(limited("while True: pass", wall, 64 << 20)).await })
         })
-        .collect();
+        .collect()
+}
+
+#[tokio::test]
+async fn a_burst_of_endless_loops_times_out_side_by_side_and_a_quick_program_is_answered() {
+    let _cores = CORES.lock().await;
+    // More loops than cores by far: with one run per core they would queue for 12 rounds.
+    let sandbox = sandbox(|c| c.concurrency = 2);
+    let loops = endless_loops(&sandbox, 24, Duration::from_secs(3));
     let quick = sandbox
         .run(limited("print(6 * 7)", Duration::from_secs(3), 64 << 20))
         .await
@@ -127,4 +134,29 @@ async fn a_run_not_admitted_by_its_deadline_is_busy() {
     assert!(matches!(refused, Err(RunError::Busy { .. })), "{refused:?}");
     let out = blocker.await.unwrap().unwrap();
     assert_eq!(out.status, Status::Timeout);
+}
+
+#[tokio::test]
+async fn a_memory_bomb_reaches_its_limit_beside_a_burst_of_endless_loops() {
+    let _cores = CORES.lock().await;
+    // 80 loops on 2 threads: taking its turn like them, the bomb fills 256 MiB only after its
+    // 4 s wall clock here; growing, it keeps its thread up to 4 slices per turn and reaches its
+    // limit in about 1.1-2.2 s (measured alone, 2 cores).
+    let sandbox = sandbox(|c| {
+        c.concurrency = 2;
+        c.slicing = sandbox::Slicing::GrowingFirst;
+    });
+    let loops = endless_loops(&sandbox, 80, Duration::from_secs(8));
+    // All loops running before the bomb starts.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let bomb = "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 20))";
+    let out = sandbox
+        .run(limited(bomb, Duration::from_secs(4), 256 << 20))
+        .await
+        .expect("admitted beside the loops");
+    assert_eq!(out.status, Status::MemoryLimit, "{out:?}");
+    for l in loops {
+        let out = l.await.unwrap().expect("never refused");
+        assert_eq!(out.status, Status::Timeout, "{out:?}");
+    }
 }

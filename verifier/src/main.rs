@@ -225,6 +225,15 @@ struct SandboxArgs {
     /// works, C/C++ are refused (`GET /v1/capabilities` says why).
     #[arg(long, env = "VERIFIER_SANDBOX_CONFINEMENT", default_value = "auto")]
     sandbox_confinement: sandbox::ConfinementChoice,
+    /// How runs side by side share the threads: `growing-first` (a run whose memory is growing
+    /// keeps its thread up to 3 more slices, so memory bombs reach their limit beside endless
+    /// loops, at some cost to quick runs) or `round-robin` (one slice each in turn).
+    #[arg(
+        long,
+        env = "VERIFIER_SANDBOX_SLICING",
+        default_value = "growing-first"
+    )]
+    sandbox_slicing: sandbox::Slicing,
 }
 
 impl SandboxArgs {
@@ -240,6 +249,7 @@ impl SandboxArgs {
             runtime_dir: self.sandbox_runtime_dir.clone(),
             cache_dir: self.sandbox_cache_dir.clone(),
             confinement: self.sandbox_confinement,
+            slicing: self.sandbox_slicing,
         }
     }
 }

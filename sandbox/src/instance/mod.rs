@@ -5,14 +5,16 @@
 
 mod classify;
 mod command;
+mod slicing;
 
 pub(crate) use command::{CommandState, command_linker, run_command, run_module};
+pub use slicing::Slicing;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use wasmtime::{Engine, Store, UpdateDeadline};
+use wasmtime::{Engine, Store};
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
@@ -151,16 +153,16 @@ fn new_store<T: Metered + Send + 'static>(
     }
     let deadline = Instant::now() + limits.wall_time;
     store.set_epoch_deadline(1);
+    let mut turn = slicing::Turn::new(host.config.slicing);
     let mut ticks = 0u32;
-    store.epoch_deadline_callback(move |_| {
+    store.epoch_deadline_callback(move |mut store| {
         ticks = ticks.wrapping_add(1);
         if Instant::now() >= deadline {
             Err(wasmtime::Error::new(DeadlineExceeded))
         } else if ticks.is_multiple_of(SCRATCH_CHECK_TICKS) && scratch.exceeded() {
             Err(wasmtime::Error::new(ScratchExceeded))
         } else {
-            // Yielding lets the executor run timers and other runs between slices.
-            Ok(UpdateDeadline::Yield(1))
+            Ok(turn.slice(store.data_mut().meter().current()))
         }
     });
     Ok(store)

@@ -169,6 +169,8 @@ pub struct JudgeConfig {
     pub cache_dir: Option<PathBuf>,
     /// How the C/C++ compiler may be confined.
     pub confinement: sandbox::ConfinementChoice,
+    /// How runs side by side share the sandbox's threads.
+    pub slicing: sandbox::Slicing,
 }
 
 impl Default for JudgeConfig {
@@ -183,6 +185,7 @@ impl Default for JudgeConfig {
             runtime_dir: None,
             cache_dir: None,
             confinement: sandbox::ConfinementChoice::Auto,
+            slicing: sandbox::Slicing::default(),
         }
     }
 }
@@ -210,6 +213,7 @@ impl JudgeConfig {
         config.fuel = self.fuel;
         config.queue_observer = Some(Arc::new(crate::telemetry::SandboxQueueMetrics));
         config.confinement = self.confinement;
+        config.slicing = self.slicing;
         config
     }
 
@@ -231,7 +235,7 @@ static SANDBOXES: Mutex<Vec<(String, Weak<Sandbox>)>> = Mutex::new(Vec::new());
 /// The process's sandbox for `config`, started when none is alive.
 fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}",
+        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}",
         config.concurrency,
         config.max_runs,
         config.memory_budget_bytes,
@@ -247,7 +251,8 @@ fn shared_sandbox(config: sandbox::Config) -> anyhow::Result<Arc<Sandbox>> {
         config.rust,
         config.full_python,
         config.fast_python,
-        config.scientific_python
+        config.scientific_python,
+        config.slicing
     );
     let mut alive = SANDBOXES.lock().unwrap_or_else(|e| e.into_inner());
     alive.retain(|(_, w)| w.strong_count() > 0);
