@@ -228,11 +228,7 @@ struct SandboxArgs {
     /// How runs side by side share the threads: `growing-first` (a run whose memory is growing
     /// keeps its thread up to 3 more slices, so memory bombs reach their limit beside endless
     /// loops, at some cost to quick runs) or `round-robin` (one slice each in turn).
-    #[arg(
-        long,
-        env = "VERIFIER_SANDBOX_SLICING",
-        default_value = "growing-first"
-    )]
+    #[arg(long, env = "VERIFIER_SANDBOX_SLICING", default_value_t = JudgeConfig::default().slicing)]
     sandbox_slicing: sandbox::Slicing,
 }
 

@@ -33,6 +33,15 @@ impl std::str::FromStr for Slicing {
     }
 }
 
+impl std::fmt::Display for Slicing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Slicing::RoundRobin => "round-robin",
+            Slicing::GrowingFirst => "growing-first",
+        })
+    }
+}
+
 /// Growth during one slice that counts as growing: a bomb grows by many of these per slice,
 /// while a run that only creeps a page at a time cannot take a favoured tick per page.
 const GROWTH_STEP: u64 = 1 << 20;
