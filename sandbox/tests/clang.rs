@@ -368,3 +368,46 @@ async fn concurrent_cases_compile_once_and_a_restart_loads_native_code_from_disk
         "{counts:?}"
     );
 }
+
+#[tokio::test]
+async fn a_reused_slot_starts_from_zeroed_memory_however_scattered_the_last_run_wrote() {
+    if !toolchain() {
+        return;
+    }
+    // One program, so that the pooling allocator hands its own slot back (it keeps a slot for the
+    // module that last used it). "w" dirties every other page of 160 MiB of fresh heap: 20,480
+    // separate regions, many buffers of the reset's scan and more pages than it resets in place
+    // (64 MiB), so both the in-place reset and the decommit behind it are used. "r" counts the
+    // pages of the same heap that are not zero.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void){char m[4]; if(scanf(\"%3s\",m)!=1) return 3; size_t n=(size_t)160<<20; volatile unsigned char *p=malloc(n); if(!p) return 4; size_t dirty=0; for(size_t i=4096;i<n;i+=4096){ if(m[0]=='w'){ if((i/4096)%2==0) p[i]=0xAB; } else dirty+=p[i]!=0; } printf(\"%zu\\n\", dirty); return 0;}\n";
+    let cache = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new(Config {
+        cache_dir: cache.path().to_path_buf(),
+        fast_python: false,
+        full_python: false,
+        max_runs: 1,
+        ..Config::default()
+    })
+    .expect("sandbox starts");
+    let limits = Limits {
+        wall_time: Duration::from_secs(20),
+        memory_bytes: 256 << 20,
+        ..Limits::default()
+    };
+    for round in 0..3 {
+        for (mode, expected) in [("w", "0\n"), ("r", "0\n")] {
+            let out = sandbox
+                .run(Program {
+                    limits: Some(limits.clone()),
+                    ..program(Language::C, src, mode)
+                })
+                .await
+                .unwrap();
+            assert_eq!(
+                (out.status, out.stdout.as_str()),
+                (Status::Ok, expected),
+                "round {round}, mode {mode}: {out:?}"
+            );
+        }
+    }
+}
