@@ -148,7 +148,7 @@ impl Default for Config {
             clang: None,
             go: None,
             rust: None,
-            confinement: crate::ConfinementChoice::Auto,
+            confinement: crate::ConfinementChoice::default(),
             slicing: crate::Slicing::default(),
             full_python: true,
             fast_python: true,

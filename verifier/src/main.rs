@@ -162,7 +162,7 @@ struct ServeArgs {
     #[command(flatten)]
     token_limits: TokenLimitArgs,
     #[command(flatten)]
-    sandbox: SandboxArgs,
+    sandbox: JudgeConfig,
 }
 
 /// Limits per token: what `serve` gives tokens that set none, what `token create` sets.
@@ -191,65 +191,6 @@ impl TokenLimitArgs {
     }
 }
 
-/// Sandbox settings shared by `verifier serve` and `verifier score`.
-#[derive(Debug, Clone, Args)]
-struct SandboxArgs {
-    /// Maximum number of programs running at once (default: number of cores).
-    #[arg(long, env = "VERIFIER_SANDBOX_CONCURRENCY")]
-    sandbox_concurrency: Option<usize>,
-    /// Most runs admitted side by side, time-sliced on those threads (default: 128).
-    #[arg(long, env = "VERIFIER_SANDBOX_MAX_RUNS")]
-    sandbox_max_runs: Option<usize>,
-    /// Linear memory all admitted runs may hold together, in MiB (default: half the machine's
-    /// memory); a run waits for room, and one that cannot start within 8 s gets a 504.
-    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_BUDGET_MB")]
-    sandbox_memory_budget_mb: Option<u64>,
-    /// Wall-clock limit per program run, in milliseconds.
-    #[arg(long, env = "VERIFIER_SANDBOX_TIME_LIMIT_MS", default_value_t = JudgeConfig::default().time_limit_ms)]
-    sandbox_time_limit_ms: u64,
-    /// Linear-memory limit per program run, in MiB.
-    #[arg(long, env = "VERIFIER_SANDBOX_MEMORY_MB", default_value_t = JudgeConfig::default().memory_mb)]
-    sandbox_memory_mb: u64,
-    /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
-    /// about a quarter faster (BENCHMARKS.md#sandbox).
-    #[arg(long, env = "VERIFIER_SANDBOX_FUEL", default_value_t = JudgeConfig::default().fuel, action = clap::ArgAction::Set)]
-    sandbox_fuel: bool,
-    /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
-    #[arg(long, env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
-    sandbox_runtime_dir: Option<PathBuf>,
-    /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
-    #[arg(long, env = "VERIFIER_SANDBOX_CACHE_DIR")]
-    sandbox_cache_dir: Option<PathBuf>,
-    /// How the C/C++ compiler is confined: `auto` (namespaces, else Landlock), `namespaces`
-    /// (bubblewrap) or `landlock` (Landlock + seccomp). It never runs unconfined: when none
-    /// works, C/C++ are refused (`GET /v1/capabilities` says why).
-    #[arg(long, env = "VERIFIER_SANDBOX_CONFINEMENT", default_value = "auto")]
-    sandbox_confinement: sandbox::ConfinementChoice,
-    /// How runs side by side share the threads: `growing-first` (a run whose memory is growing
-    /// keeps its thread up to 3 more slices, so memory bombs reach their limit beside endless
-    /// loops, at some cost to quick runs) or `round-robin` (one slice each in turn).
-    #[arg(long, env = "VERIFIER_SANDBOX_SLICING", default_value_t = JudgeConfig::default().slicing)]
-    sandbox_slicing: sandbox::Slicing,
-}
-
-impl SandboxArgs {
-    /// The judge's configuration these flags describe.
-    fn judge(&self) -> JudgeConfig {
-        JudgeConfig {
-            concurrency: self.sandbox_concurrency,
-            max_runs: self.sandbox_max_runs,
-            memory_budget_mb: self.sandbox_memory_budget_mb,
-            time_limit_ms: self.sandbox_time_limit_ms,
-            memory_mb: self.sandbox_memory_mb,
-            fuel: self.sandbox_fuel,
-            runtime_dir: self.sandbox_runtime_dir.clone(),
-            cache_dir: self.sandbox_cache_dir.clone(),
-            confinement: self.sandbox_confinement,
-            slicing: self.sandbox_slicing,
-        }
-    }
-}
-
 #[derive(Args)]
 struct ImportArgs {
     #[command(flatten)]
@@ -266,7 +207,7 @@ struct ScoreArgs {
     /// JSON Lines input; stdin when absent or `-`.
     file: Option<PathBuf>,
     #[command(flatten)]
-    sandbox: SandboxArgs,
+    sandbox: JudgeConfig,
 }
 
 #[tokio::main]
@@ -316,7 +257,7 @@ async fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     // Before the sandbox starts: a refusal should come at once.
     let auth = auth_mode(&a, &db).await?;
-    let judge = code::Judge::new(&a.sandbox.judge()).context("starting the code sandbox")?;
+    let judge = code::Judge::new(&a.sandbox).context("starting the code sandbox")?;
     let limits = Limits {
         max_body_bytes: a.max_body_bytes,
         max_batch: a.max_batch,
@@ -524,10 +465,7 @@ async fn score(a: ScoreArgs) -> anyhow::Result<ExitCode> {
         )),
         _ => Box::new(std::io::stdin().lock()),
     };
-    let scorer = Scorer::new(
-        code::Judge::new(&a.sandbox.judge())?,
-        math::Options::default(),
-    );
+    let scorer = Scorer::new(code::Judge::new(&a.sandbox)?, math::Options::default());
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut invalid = 0usize;
     for (i, line) in input.lines().enumerate() {
@@ -570,12 +508,12 @@ mod tests {
     #[derive(Parser)]
     struct Cli {
         #[command(flatten)]
-        sandbox: SandboxArgs,
+        sandbox: JudgeConfig,
     }
 
     #[test]
     fn sandbox_flags_reach_the_sandbox_config() {
-        let defaults = Cli::parse_from(["verifier"]).sandbox.judge();
+        let defaults = Cli::parse_from(["verifier"]).sandbox;
         assert_eq!(defaults, JudgeConfig::default());
         let defaults = defaults.sandbox();
         assert!(defaults.fuel);
@@ -590,11 +528,29 @@ mod tests {
             "3",
         ])
         .sandbox
-        .judge()
         .sandbox();
         assert!(!set.fuel);
         assert_eq!(set.default_limits.memory_bytes, 64 << 20);
         assert_eq!(set.concurrency, 3);
         assert!(Cli::try_parse_from(["verifier", "--sandbox-fuel", "maybe"]).is_err());
+        let set = Cli::parse_from([
+            "verifier",
+            "--sandbox-confinement",
+            "landlock",
+            "--sandbox-slicing",
+            "round-robin",
+            "--sandbox-max-runs",
+            "7",
+        ])
+        .sandbox;
+        assert_eq!(set.confinement, sandbox::ConfinementChoice::Landlock);
+        assert_eq!(set.slicing, sandbox::Slicing::RoundRobin);
+        assert_eq!(set.max_runs, Some(7));
+        assert!(Cli::try_parse_from(["verifier", "--sandbox-confinement", "none"]).is_err());
+        // The defaults --help shows are the names the flags accept.
+        use sandbox::ConfinementChoice::*;
+        for c in [Auto, Namespaces, Landlock] {
+            assert_eq!(c.to_string().parse::<sandbox::ConfinementChoice>(), Ok(c));
+        }
     }
 }

@@ -65,6 +65,16 @@ impl std::str::FromStr for ConfinementChoice {
     }
 }
 
+impl std::fmt::Display for ConfinementChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ConfinementChoice::Auto => "auto",
+            ConfinementChoice::Namespaces => "namespaces",
+            ConfinementChoice::Landlock => "landlock",
+        })
+    }
+}
+
 /// The mechanism confining the compile step on this host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

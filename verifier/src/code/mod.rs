@@ -147,29 +147,53 @@ pub enum Scoring {
     Fraction,
 }
 
-/// How a [`Judge`]'s sandbox is set up (`verifier serve` and `verifier score` build it from
-/// their `--sandbox-*` flags); the default is theirs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a [`Judge`]'s sandbox is set up: the `--sandbox-*` flags of `verifier serve` and
+/// `verifier score`, whose defaults are [`JudgeConfig::default`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct JudgeConfig {
-    /// Most programs running at once (`None`: the number of cores).
+    /// Maximum number of programs running at once (default: number of cores).
+    #[arg(long = "sandbox-concurrency", env = "VERIFIER_SANDBOX_CONCURRENCY")]
     pub concurrency: Option<usize>,
-    /// Most runs admitted side by side (`None`: the sandbox's default, 128).
+    /// Most runs admitted side by side, time-sliced on those threads (default: 128).
+    #[arg(long = "sandbox-max-runs", env = "VERIFIER_SANDBOX_MAX_RUNS")]
     pub max_runs: Option<usize>,
-    /// Linear memory all admitted runs may hold together, in MiB (`None`: half the machine's).
+    /// Linear memory all admitted runs may hold together, in MiB (default: half the machine's
+    /// memory); a run waits for room, and one that cannot start within 8 s gets a 504.
+    #[arg(
+        long = "sandbox-memory-budget-mb",
+        env = "VERIFIER_SANDBOX_MEMORY_BUDGET_MB"
+    )]
     pub memory_budget_mb: Option<u64>,
     /// Wall-clock limit per program run, in milliseconds.
+    #[arg(long = "sandbox-time-limit-ms", env = "VERIFIER_SANDBOX_TIME_LIMIT_MS",
+        default_value_t = JudgeConfig::default().time_limit_ms)]
     pub time_limit_ms: u64,
     /// Linear-memory limit per program run, in MiB.
+    #[arg(long = "sandbox-memory-mb", env = "VERIFIER_SANDBOX_MEMORY_MB",
+        default_value_t = JudgeConfig::default().memory_mb)]
     pub memory_mb: u64,
-    /// Meter wasm fuel, so verdicts report `fuel_used`.
+    /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
+    /// about a quarter faster (BENCHMARKS.md#sandbox).
+    #[arg(long = "sandbox-fuel", env = "VERIFIER_SANDBOX_FUEL",
+        default_value_t = JudgeConfig::default().fuel, action = clap::ArgAction::Set)]
     pub fuel: bool,
-    /// Folder with the Python wasm runtimes (`None`: `$HACRL_CACHE/python-wasm`).
+    /// Folder with the Python wasm runtimes (default: `$HACRL_CACHE/python-wasm`).
+    #[arg(long = "sandbox-runtime-dir", env = "VERIFIER_SANDBOX_RUNTIME_DIR")]
     pub runtime_dir: Option<PathBuf>,
-    /// Folder for precompiled runtimes (`None`: `$HACRL_CACHE/wasmtime-precompiled`).
+    /// Folder for precompiled runtimes (default: `$HACRL_CACHE/wasmtime-precompiled`).
+    #[arg(long = "sandbox-cache-dir", env = "VERIFIER_SANDBOX_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// How the C/C++ compiler may be confined.
+    /// How the C/C++ compiler is confined: `auto` (namespaces, else Landlock), `namespaces`
+    /// (bubblewrap) or `landlock` (Landlock + seccomp). It never runs unconfined: when none
+    /// works, C/C++ are refused (`GET /v1/capabilities` says why).
+    #[arg(long = "sandbox-confinement", env = "VERIFIER_SANDBOX_CONFINEMENT",
+        default_value_t = JudgeConfig::default().confinement)]
     pub confinement: sandbox::ConfinementChoice,
-    /// How runs side by side share the sandbox's threads.
+    /// How runs side by side share the threads: `growing-first` (a run whose memory is growing
+    /// keeps its thread up to 3 more slices, so memory bombs reach their limit beside endless
+    /// loops, at some cost to quick runs) or `round-robin` (one slice each in turn).
+    #[arg(long = "sandbox-slicing", env = "VERIFIER_SANDBOX_SLICING",
+        default_value_t = JudgeConfig::default().slicing)]
     pub slicing: sandbox::Slicing,
 }
 
@@ -184,7 +208,7 @@ impl Default for JudgeConfig {
             fuel: true,
             runtime_dir: None,
             cache_dir: None,
-            confinement: sandbox::ConfinementChoice::Auto,
+            confinement: sandbox::ConfinementChoice::default(),
             slicing: sandbox::Slicing::default(),
         }
     }
