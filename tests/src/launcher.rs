@@ -41,6 +41,16 @@ impl Launch {
             .stderr(Stdio::piped())
             // Its own group: a failed test can kill the launcher and the verifier it started.
             .process_group(0);
+        // A job started in the background of a non-interactive shell (`scripts/test &`) has
+        // SIGINT ignored, and a shell cannot trap a signal ignored on entry: restore the
+        // default so the launcher gets Ctrl-C as a terminal user's would.
+        // SAFETY: signal(2) is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {}", script.display()))?;
@@ -282,6 +292,11 @@ impl Stack {
             "verifier {verifier} outlived the launcher"
         );
         let out = self.launch.output();
+        anyhow::ensure!(
+            !out.iter().any(|l| l.contains("did not stop within")),
+            "the verifier ignored SIGTERM and was killed:\n{}",
+            out.join("\n")
+        );
         anyhow::ensure!(
             out.iter().any(|l| l == "up: stopped"),
             "no `up: stopped` in:\n{}",
