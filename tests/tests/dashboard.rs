@@ -4,6 +4,7 @@
 //! responses per task, untrusted text shown as text, gold answers nowhere, the run page
 //! following the run as it goes. Screenshots are left in `target/dashboard/` as artefacts.
 
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -59,6 +60,8 @@ impl Browser {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // Its own group, which the Chromium it starts joins: Drop ends them all together.
+            .process_group(0)
             .spawn()
             .expect("starting chromedriver");
         let http = reqwest::Client::new();
@@ -197,8 +200,9 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // The session's Chromium exits with the driver.
-        let _ = self.driver.kill();
+        // Killing the driver alone would leave its Chromium running, reparented to init.
+        // SAFETY: kill(2) on the process group this test created.
+        unsafe { libc::kill(-(self.driver.id() as i32), libc::SIGKILL) };
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
     }
