@@ -285,7 +285,8 @@ const IN_FLIGHT: usize = 4;
 
 /// Judged correctly: every task's accepted solution prints what native CPython printed for it
 /// (expected.json, from tasks_gen.py), the wrong one ends ok with other output, the crashing
-/// one is a runtime error and the slow one runs out of time.
+/// one is a runtime error and the slow one runs out of time. Slow variants loop without growing
+/// their memory: a growing one may rightly reach its memory limit first (growing-first slicing).
 #[tokio::test]
 async fn bigcodebench_style_tasks_are_judged_correctly() {
     if !installed() {
