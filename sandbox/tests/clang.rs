@@ -308,15 +308,19 @@ async fn a_program_run_case_by_case_compiles_once() {
     assert!(!out.compile.unwrap().cached);
 }
 
-/// A sandbox for C only, with its own build cache in `cache` (no Python runtimes to compile).
-fn c_only(cache: &std::path::Path) -> Sandbox {
-    Sandbox::new(Config {
+/// C only, with its own build cache in `cache` (no Python runtimes to compile).
+fn c_only_config(cache: &std::path::Path) -> Config {
+    Config {
         cache_dir: cache.to_path_buf(),
         fast_python: false,
         full_python: false,
         ..Config::default()
-    })
-    .expect("sandbox starts")
+    }
+}
+
+/// A sandbox of [`c_only_config`].
+fn c_only(cache: &std::path::Path) -> Sandbox {
+    Sandbox::new(c_only_config(cache)).expect("sandbox starts")
 }
 
 #[tokio::test]
@@ -382,11 +386,8 @@ async fn a_reused_slot_starts_from_zeroed_memory_however_scattered_the_last_run_
     let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void){char m[4]; if(scanf(\"%3s\",m)!=1) return 3; size_t n=(size_t)160<<20; volatile unsigned char *p=malloc(n); if(!p) return 4; size_t dirty=0; for(size_t i=4096;i<n;i+=4096){ if(m[0]=='w'){ if((i/4096)%2==0) p[i]=0xAB; } else dirty+=p[i]!=0; } printf(\"%zu\\n\", dirty); return 0;}\n";
     let cache = tempfile::tempdir().unwrap();
     let sandbox = Sandbox::new(Config {
-        cache_dir: cache.path().to_path_buf(),
-        fast_python: false,
-        full_python: false,
         max_runs: 1,
-        ..Config::default()
+        ..c_only_config(cache.path())
     })
     .expect("sandbox starts");
     let limits = Limits {
