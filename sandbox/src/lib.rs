@@ -47,7 +47,7 @@ mod toolchain;
 pub use builds::BuildCounts;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
-pub use instance::Slicing;
+pub use instance::{Slicing, WALL_CLOCK_EPOCH, WALL_CLOCK_TICK};
 pub use outcome::{Outcome, Runtime, Status};
 pub use python::RuntimeSupport;
 pub use runner::Sandbox;
@@ -188,6 +188,9 @@ pub struct Program {
     pub limits: Option<Limits>,
     /// Python runtime choice (ignored for other languages).
     pub python_runtime: PythonRuntime,
+    /// Seed of the guest's random sources and start of its virtual wall clock (`determinism`):
+    /// runs of the same program with the same input, limits and seed are identical.
+    pub seed: u64,
 }
 
 impl Program {
@@ -215,6 +218,12 @@ impl Program {
     /// Sets the Python runtime choice.
     pub fn with_python_runtime(mut self, runtime: PythonRuntime) -> Program {
         self.python_runtime = runtime;
+        self
+    }
+
+    /// Sets the seed of the guest's random sources.
+    pub fn with_seed(mut self, seed: u64) -> Program {
+        self.seed = seed;
         self
     }
 }

@@ -5,9 +5,11 @@
 
 mod classify;
 mod command;
+mod determinism;
 mod slicing;
 
 pub(crate) use command::{CommandState, command_linker, run_command, run_module};
+pub use determinism::{WALL_CLOCK_EPOCH, WALL_CLOCK_TICK};
 pub use slicing::Slicing;
 
 use std::sync::Arc;
@@ -72,10 +74,10 @@ fn wasi_builder(
         .env("PYTHONUNBUFFERED", "1")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .envs(guest.env)
-        .insecure_random_seed(0)
         .allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false);
+    determinism::apply(&mut builder, program.seed);
     let scratch = Scratch::new(&program.files, limits.scratch_bytes, guest.tmp)?;
     if let Some(name) = guest.source_file {
         std::fs::write(scratch.path().join(name), &program.source)?;

@@ -56,6 +56,18 @@ pub struct CodeReference {
     )]
     #[schema(value_type = Option<u64>, minimum = 1, maximum = 1e15)]
     pub fuel_limit: Option<NonZeroU64>,
+    /// Seed of the program's random sources (WASI `random_get`), 0 when absent. Every run of a
+    /// program under one seed draws the same numbers and reads the same virtual time of day,
+    /// so its output and fuel repeat exactly (README, "Deterministic runs").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u64>, minimum = 0, maximum = 1e19)]
+    pub seed: Option<u64>,
+}
+
+/// What every run of one judgement shares: its limits and its random seed.
+pub(crate) struct RunSettings {
+    limits: Limits,
+    seed: u64,
 }
 
 /// The largest fuel budget a run may ask for (about days of CPU): JSON Schema's integers stop
@@ -381,6 +393,7 @@ impl Judge {
         };
         let (code, extraction) = extract::program(response, language);
         let mut limits = self.limits.clone();
+        let seed = reference.seed.unwrap_or(0);
         match (reference.fuel_limit, reference.time_limit_ms) {
             (Some(_), _) if !self.fuel => {
                 return CodeVerdict::not_judged(
@@ -409,9 +422,10 @@ impl Judge {
                 extraction,
             );
         }
+        let run = RunSettings { limits, seed };
         let judged = match &reference.tests {
             Tests::Assert { test, entry_point } => {
-                self.judge_assert(&limits, language, prompt, &code, test, entry_point)
+                self.judge_assert(&run, language, prompt, &code, test, entry_point)
                     .await
             }
             Tests::Stdio {
@@ -419,7 +433,7 @@ impl Judge {
                 float_tolerance,
             } => {
                 self.judge_stdio(
-                    &limits,
+                    &run,
                     language,
                     &code,
                     cases,
@@ -433,7 +447,7 @@ impl Judge {
                 float_tolerance,
             } => {
                 self.judge_call(
-                    &limits,
+                    &run,
                     language,
                     &code,
                     entry_point,

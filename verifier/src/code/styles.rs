@@ -1,9 +1,9 @@
 //! Running a program against each test style (assert, stdio, call) and reading its results.
 
-use sandbox::{Language, Limits, Outcome, Program, RunError, Status};
+use sandbox::{Language, Outcome, Program, RunError, Status};
 
 use super::harness::{self, CaseReport};
-use super::{CallCase, CaseStatus, CaseVerdict, Judge, StdioCase, Unjudged, compare};
+use super::{CallCase, CaseStatus, CaseVerdict, Judge, RunSettings, StdioCase, Unjudged, compare};
 
 /// Runs of one program before a busy sandbox makes it unjudged.
 const BUSY_ATTEMPTS: u32 = 3;
@@ -57,7 +57,7 @@ impl Judge {
 
     /// A program in `language` with the judgement's limits.
     pub(super) fn program(
-        limits: &Limits,
+        run: &RunSettings,
         language: Language,
         source: String,
         stdin: String,
@@ -66,14 +66,15 @@ impl Judge {
             language,
             source,
             stdin: stdin.into_bytes(),
-            limits: Some(limits.clone()),
+            limits: Some(run.limits.clone()),
+            seed: run.seed,
             ..Program::default()
         }
     }
 
     pub(super) async fn judge_assert(
         &self,
-        limits: &Limits,
+        run: &RunSettings,
         language: Language,
         prompt: &str,
         code: &str,
@@ -88,7 +89,7 @@ impl Judge {
         let marker = harness::marker();
         let source = harness::assert_program(prompt, code, test, entry_point, &marker);
         let outcome = self
-            .run_built(Self::program(limits, language, source, String::new()))
+            .run_built(Self::program(run, language, source, String::new()))
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let status = if reports.done {
@@ -124,14 +125,14 @@ impl Judge {
 
     pub(super) async fn judge_stdio(
         &self,
-        limits: &Limits,
+        run: &RunSettings,
         language: Language,
         code: &str,
         cases: &[StdioCase],
         tolerance: f64,
     ) -> Result<Judged, Unjudged> {
         let runs = cases.iter().map(|case| {
-            let program = Self::program(limits, language, code.to_string(), case.stdin.clone());
+            let program = Self::program(run, language, code.to_string(), case.stdin.clone());
             self.run_built(program)
         });
         let outcomes = futures::future::join_all(runs).await;
@@ -170,7 +171,7 @@ impl Judge {
 
     pub(super) async fn judge_call(
         &self,
-        limits: &Limits,
+        run: &RunSettings,
         language: Language,
         code: &str,
         entry_point: &str,
@@ -194,7 +195,7 @@ impl Judge {
             }
         };
         let outcome = self
-            .run_built(Self::program(limits, language, source, String::new()))
+            .run_built(Self::program(run, language, source, String::new()))
             .await?;
         let reports = harness::parse(&outcome.stdout, &marker);
         let ended = if reports.done {

@@ -197,6 +197,7 @@ fn stdio_cases(m: &serde_json::Map<String, Value>) -> Result<CodeReference, Stri
         canonical_solution: None,
         time_limit_ms: None,
         fuel_limit: None,
+        seed: None,
     })
 }
 

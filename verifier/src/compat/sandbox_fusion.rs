@@ -64,6 +64,12 @@ pub struct RunCodeRequest {
     #[serde(default, deserialize_with = "wire::integer::optional")]
     #[schema(value_type = Option<u64>, minimum = 1, maximum = 1e15)]
     pub fuel_limit: Option<u64>,
+    /// Not SandboxFusion's: the seed of the program's random sources, 0 when absent. Under one
+    /// seed every run draws the same numbers and reads the same virtual time of day, so its
+    /// output and fuel repeat exactly.
+    #[serde(default, deserialize_with = "wire::integer::optional")]
+    #[schema(value_type = Option<u64>, minimum = 0, maximum = 1e19)]
+    pub seed: Option<u64>,
 }
 
 /// A path in the run's working directory, as [`working_path`] takes it: optional leading `./`,
@@ -285,6 +291,7 @@ impl RunCode {
             files,
             fetch_files: fetch_names.keys().cloned().collect(),
             limits: Some(limits),
+            seed: req.seed.unwrap_or(0),
             ..Program::default()
         };
         Ok(Self {
