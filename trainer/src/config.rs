@@ -124,8 +124,8 @@ pub struct AgentSection {
     pub device: Device,
     /// AdamW learning rate.
     pub lr: f64,
-    /// AdamW weight decay.
-    #[serde(default)]
+    /// AdamW weight decay (default the authors' 0.01; 0 was this trainer's before issue 53).
+    #[serde(default = "authors_weight_decay")]
     pub weight_decay: f64,
     /// Where its rollouts are sampled (`[agents.generation]`; default: by the training model).
     #[serde(default)]
@@ -165,6 +165,12 @@ fn four() -> usize {
 fn ten_minutes() -> u64 {
     600
 }
+
+/// The authors' AdamW weight decay (their recipe's `optim.weight_decay`).
+pub fn authors_weight_decay() -> f64 {
+    0.01
+}
+
 fn one_f() -> f64 {
     1.0
 }

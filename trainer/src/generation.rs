@@ -21,6 +21,9 @@ pub struct SamplingParams {
     pub stop_token_ids: Option<Vec<i64>>,
     /// Reuse keys/values of earlier positions (off only to cross-check the cache).
     pub use_cache: bool,
+    /// What the recorded log-probs divide the logits by (1: the raw policy); the training
+    /// loop sets the rollout temperature, as the authors' recipe does.
+    pub logprob_temperature: f64,
 }
 
 impl Default for SamplingParams {
@@ -32,6 +35,7 @@ impl Default for SamplingParams {
             seed: None,
             stop_token_ids: None,
             use_cache: true,
+            logprob_temperature: 1.0,
         }
     }
 }
@@ -58,6 +62,11 @@ impl SamplingParams {
             self.top_p
         );
         ensure!(self.max_new_tokens > 0, "max_new_tokens must be at least 1");
+        ensure!(
+            self.logprob_temperature.is_finite() && self.logprob_temperature > 0.0,
+            "logprob_temperature must be finite and > 0, got {}",
+            self.logprob_temperature
+        );
         Ok(())
     }
 }
@@ -77,8 +86,8 @@ pub enum FinishReason {
 pub struct Sampled {
     /// Generated ids, including the stop token when `finish_reason` is `Stop`.
     pub token_ids: Vec<i64>,
-    /// Log-probability of each generated token under the model (temperature 1, no top-p), i.e.
-    /// the policy's own log-prob — what importance ratios need.
+    /// Log-probability of each generated token under the model with its logits divided by
+    /// `SamplingParams::logprob_temperature` (no top-p) — what importance ratios need.
     pub logprobs: Vec<f32>,
     /// Why generation ended.
     pub finish_reason: FinishReason,
@@ -171,7 +180,8 @@ pub fn sample(
     };
     let mut logits = first;
     for step in 0..params.max_new_tokens {
-        let logp = logits.to_kind(Kind::Float).log_softmax(-1, Kind::Float);
+        let logp =
+            (logits.to_kind(Kind::Float) / params.logprob_temperature).log_softmax(-1, Kind::Float);
         let next = pick(&logits, params).where_self(
             &finished.logical_not().unsqueeze(1),
             &Tensor::full([b as i64, 1], pad_id, (Kind::Int64, device)),

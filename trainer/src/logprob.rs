@@ -24,10 +24,20 @@ pub struct ResponseScores {
     pub entropy: Tensor,
 }
 
-/// Scores `(prompt ids, response ids)` pairs under `model`. Gradients flow to the model's
-/// parameters unless the caller runs it under `tch::no_grad`.
-pub fn score(model: &Model, pairs: &[(Vec<i64>, Vec<i64>)], pad_id: i64) -> Result<ResponseScores> {
+/// Scores `(prompt ids, response ids)` pairs under `model`, its logits divided by `temperature`
+/// (1: the raw policy). Gradients flow to the model's parameters unless the caller runs it under
+/// `tch::no_grad`.
+pub fn score(
+    model: &Model,
+    pairs: &[(Vec<i64>, Vec<i64>)],
+    pad_id: i64,
+    temperature: f64,
+) -> Result<ResponseScores> {
     ensure!(!pairs.is_empty(), "no sequences to score");
+    ensure!(
+        temperature.is_finite() && temperature > 0.0,
+        "the scoring temperature must be finite and > 0, got {temperature}"
+    );
     let vocab = model.config().vocab_size;
     for (i, (p, r)) in pairs.iter().enumerate() {
         ensure!(
@@ -63,7 +73,7 @@ pub fn score(model: &Model, pairs: &[(Vec<i64>, Vec<i64>)], pad_id: i64) -> Resu
     // t-1-r_max .. t-2 predict the last r_max tokens. Only those need the vocabulary projection.
     let logits = model.logits(&hidden.narrow(1, t - 1 - r_max, r_max));
     let targets = ids.narrow(1, t - r_max, r_max);
-    let full = logits.to_kind(Kind::Float).log_softmax(-1, Kind::Float);
+    let full = (logits.to_kind(Kind::Float) / temperature).log_softmax(-1, Kind::Float);
     let logp = full
         .gather(-1, &targets.unsqueeze(-1), false)
         .squeeze_dim(-1);

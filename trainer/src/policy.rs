@@ -448,7 +448,17 @@ impl Policy {
 
     /// Scores token-id pairs (differentiable; wrap in `tch::no_grad` when no gradient is needed).
     pub fn score_ids(&self, pairs: &[(Vec<i64>, Vec<i64>)]) -> Result<ResponseScores> {
-        logprob::score(&self.model, pairs, self.pad_id)
+        self.score_ids_at(pairs, 1.0)
+    }
+
+    /// [`Self::score_ids`] with the logits divided by `temperature` (the rollout temperature,
+    /// as the authors' recipe scores every log-prob it compares).
+    pub fn score_ids_at(
+        &self,
+        pairs: &[(Vec<i64>, Vec<i64>)],
+        temperature: f64,
+    ) -> Result<ResponseScores> {
+        logprob::score(&self.model, pairs, self.pad_id, temperature)
     }
 
     /// Scores text pairs, re-tokenizing prompt and response with this policy's tokenizer and chat

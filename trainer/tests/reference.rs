@@ -268,7 +268,7 @@ fn bad_inputs_give_errors() {
         ..SamplingParams::default()
     };
     assert!(sample(&model, &[vec![1]], &bad_top_p, &[], 0).is_err());
-    assert!(trainer::logprob::score(&model, &[(vec![1], vec![])], 0).is_err());
+    assert!(trainer::logprob::score(&model, &[(vec![1], vec![])], 0, 1.0).is_err());
     let mut cfg = support::tiny_config("mistral", 97, 0.02);
     let err = serde_json::from_value::<Config>(cfg.clone()).unwrap_err();
     assert!(err.to_string().contains("unsupported model_type"), "{err}");

@@ -70,7 +70,8 @@ pub fn sequence_loss(
     let delta = logprob - &old;
     // GSPO self term: −min(s·A, clip(s, 1−ε_low, 1+ε_high)·A).
     let (lo, hi) = (1.0 - cfg.gspo_eps_low, 1.0 + cfg.gspo_eps_high);
-    let s_self = delta.exp();
+    // Clamped to ±10 in log space like the cross ratio, as the authors clamp both.
+    let s_self = delta.clamp(-10.0, 10.0).exp();
     let self_term = -(&s_self * &adv).minimum(&(s_self.clamp(lo, hi) * &adv));
 
     let lower = cfg.cross_lower_bound(m);
@@ -80,7 +81,7 @@ pub fn sequence_loss(
         -(&adv * (logprob - logprob.detach()).exp())
     } else if cfg.algorithm.distills() {
         // Distillation: the negative mean token log-likelihood of a partner's correct response.
-        -logprob
+        -(logprob * cfg.distill_coef)
     } else {
         // HACPO: −c·sg(c)^α·ω(j,k)·A with c = clamp(s, lower_m, 1); clamp has zero gradient
         // outside the range, which drops those samples.
@@ -172,8 +173,10 @@ pub fn grpo_loss(
 pub fn kl_k3(token_logprobs: &Tensor, ref_token_logprobs: &Tensor, mask: &Tensor) -> Tensor {
     let kind = token_logprobs.kind();
     let mask = mask.to_kind(kind);
-    let r = ref_token_logprobs - token_logprobs;
-    let k3 = r.exp() - &r - 1.0;
+    // verl's low_var_kl, as the authors use it: the log-ratio clamped to ±20, each token's
+    // estimate to ±10, so that one token far from the reference cannot dominate the penalty.
+    let r = (ref_token_logprobs - token_logprobs).clamp(-20.0, 20.0);
+    let k3 = (r.exp() - &r - 1.0).clamp(-10.0, 10.0);
     (k3 * &mask).sum_dim_intlist(-1, false, kind)
         / mask.sum_dim_intlist(-1, false, kind).clamp_min(1.0)
 }

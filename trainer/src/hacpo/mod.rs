@@ -64,12 +64,53 @@ impl Algorithm {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MinibatchOrder {
-    /// One seeded shuffle of own and cross sequences together.
+    /// The authors' recipe: own sequences first, then cross, each in group order, never
+    /// shuffled (their config refuses shuffling), then split as their data-parallel ranks split
+    /// it ([`HacpoConfig::data_parallel_ranks`]): the list is cut into one contiguous part per
+    /// rank and mini-batch m gathers the m-th slice of every part. On one rank cross samples meet
+    /// only the later mini-batches' raised bounds; on their 8, every mini-batch holds both.
     #[default]
-    Shuffled,
-    /// Own sequences first, then cross (each part shuffled), as the official v1 recipe orders
-    /// them: cross samples meet the later mini-batches and so the raised lower bounds.
     OwnFirst,
+    /// Own first, then cross, each part shuffled with the run's seed.
+    OwnFirstShuffled,
+    /// One seeded shuffle of own and cross sequences together (this trainer's default before
+    /// issue 53).
+    Shuffled,
+}
+
+/// Which sequences the KL penalty β·KL(π‖π_ref) is taken over.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KlScope {
+    /// The authors': the learner's own sequences only (a cross sample's text is another model's,
+    /// so the penalty gives it no gradient). Summed over own sequences, divided by the
+    /// mini-batch's sequence count, as verl's `agg_loss` does with the global batch size.
+    #[default]
+    Own,
+    /// Every sequence of the mini-batch, cross text included (before issue 53).
+    All,
+}
+
+/// At which temperature log-probs are taken, both the ones recorded at rollout time (ℓ_old,
+/// and the source's ℓ_{j,old} that cross ratios divide by) and the learner's during the update.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogprobTemperature {
+    /// The authors' (verl's): logits divided by the rollout temperature (1 when it is 0).
+    #[default]
+    Rollout,
+    /// The raw policy, logits at temperature 1, whatever the sampling temperature.
+    One,
+}
+
+impl LogprobTemperature {
+    /// The divisor of the logits, given the run's sampling temperature.
+    pub fn divisor(self, rollout_temperature: f64) -> f64 {
+        match self {
+            Self::Rollout if rollout_temperature > 0.0 => rollout_temperature,
+            _ => 1.0,
+        }
+    }
 }
 
 /// What the cross ratio s compares (self ratios are always per token, as GSPO's).
@@ -120,14 +161,25 @@ pub struct HacpoConfig {
     pub grpo_eps_low: f64,
     /// GRPO upper clip (token ratio ≤ 1 + ε).
     pub grpo_eps_high: f64,
-    /// β of the KL(π‖π_ref) penalty (the paper's 0.001), averaged over every sequence of the
-    /// mini-batch as the official `seq-mean-token-mean` does; 0 disables it (and the reference
-    /// model).
+    /// β of the KL(π‖π_ref) penalty (the paper's 0.001), each sequence's token-mean KL over
+    /// the mini-batch as the official `seq-mean-token-mean` does; 0 disables it (and the
+    /// reference model).
     pub kl_beta: f64,
+    /// Which sequences the KL penalty covers.
+    pub kl_scope: KlScope,
     /// Order of sequences across mini-batches.
     pub minibatch_order: MinibatchOrder,
+    /// Ranks the `own_first` order is split across, as verl's data-parallel dispatch splits a
+    /// learner's batch: 8 in the authors' runs (8 GPUs), 1 for their code on one GPU (fewer
+    /// when a rank would hold less than one sequence per mini-batch).
+    pub data_parallel_ranks: usize,
+    /// Temperature of every log-prob the loss compares.
+    pub logprob_temperature: LogprobTemperature,
     /// Unit of the cross importance ratio.
     pub cross_ratio: CrossRatio,
+    /// Weight of the distillation control's supervised term on a partner's correct response
+    /// (its second tuning knob, beside the learning rate).
+    pub distill_coef: f64,
     /// Ablation switch: the capability-weighted baseline μ̂_k (off: plain mean of the n·G rewards).
     pub capability_baseline: bool,
     /// Ablation switch: ω(j,k) scaling of cross terms (off: 1).
@@ -151,8 +203,12 @@ impl Default for HacpoConfig {
             grpo_eps_low: 0.2,
             grpo_eps_high: 0.28,
             kl_beta: 0.001,
-            minibatch_order: MinibatchOrder::Shuffled,
+            kl_scope: KlScope::Own,
+            minibatch_order: MinibatchOrder::OwnFirst,
+            data_parallel_ranks: 8,
+            logprob_temperature: LogprobTemperature::Rollout,
             cross_ratio: CrossRatio::PerToken,
+            distill_coef: 1.0,
             capability_baseline: true,
             omega_in_loss: true,
             stepwise_clip: true,
@@ -194,6 +250,20 @@ mod tests {
             ..c
         };
         assert!((fixed.cross_lower_bound(3) - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_authors_recipe_is_the_default_and_temperature_divides_only_when_sampling() {
+        let c = HacpoConfig::default();
+        assert_eq!(c.minibatch_order, MinibatchOrder::OwnFirst);
+        assert_eq!(c.kl_scope, KlScope::Own);
+        assert_eq!(LogprobTemperature::Rollout.divisor(0.7), 0.7);
+        assert_eq!(
+            LogprobTemperature::Rollout.divisor(0.0),
+            1.0,
+            "greedy: raw logits"
+        );
+        assert_eq!(LogprobTemperature::One.divisor(0.7), 1.0);
     }
 
     #[test]

@@ -72,10 +72,15 @@ fn generate(
             .iter()
             .flat_map(|p| std::iter::repeat_n(p.prompt.clone(), g))
             .collect();
+        let logprob_temperature = cfg
+            .algorithm
+            .logprob_temperature
+            .divisor(cfg.run.temperature);
         let params = SamplingParams {
             max_new_tokens: cfg.run.max_new_tokens,
             temperature: cfg.run.temperature,
             top_p: cfg.run.top_p,
+            logprob_temperature,
             seed: Some(
                 (cfg.run.seed as i64)
                     .wrapping_mul(1_000_003)
@@ -90,7 +95,7 @@ fn generate(
             ),
             Some(engine) => on_engine(a, engine, prompts, g, &params, step)?,
         };
-        let means = mean_logprobs(a, &gens, cfg.run.micro_chunk())?;
+        let means = mean_logprobs(a, &gens, cfg.run.micro_chunk(), logprob_temperature)?;
         for (i, (o, mean)) in gens.iter().zip(means).enumerate() {
             let ids = o.response_ids();
             let mut metadata = json!({
@@ -158,10 +163,15 @@ fn on_engine(
     Ok((gens, expected))
 }
 
-/// ℓ_old of each generation under `agent`'s training model, scored `chunk` sequences at a time
+/// ℓ_old of each generation under `agent`'s training model at `temperature`, scored `chunk` sequences at a time
 /// like the update (one pass over a whole step's responses would hold [responses × tokens ×
 /// vocabulary] logits at once); 0 (log 1) for an empty response, which no learner trains on.
-fn mean_logprobs(agent: &Agent, gens: &[Generation], chunk: usize) -> Result<Vec<f64>> {
+fn mean_logprobs(
+    agent: &Agent,
+    gens: &[Generation],
+    chunk: usize,
+    temperature: f64,
+) -> Result<Vec<f64>> {
     let scored: Vec<usize> = (0..gens.len())
         .filter(|&i| !gens[i].response_ids().is_empty())
         .collect();
@@ -171,7 +181,7 @@ fn mean_logprobs(agent: &Agent, gens: &[Generation], chunk: usize) -> Result<Vec
             .iter()
             .map(|&i| (gens[i].prompt_ids.clone(), gens[i].response_ids().to_vec()))
             .collect();
-        let scores = tch::no_grad(|| agent.policy.score_ids(&pairs))?;
+        let scores = tch::no_grad(|| agent.policy.score_ids_at(&pairs, temperature))?;
         let m = Vec::<f64>::try_from(
             &scores
                 .mean_logprob

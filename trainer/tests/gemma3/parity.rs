@@ -101,7 +101,7 @@ fn tiny_gemma3_matches_transformers() {
     let d_logits = super::max_abs_diff(&(&logits * &real), &(&theirs["logits"] * &real));
 
     // Log-probs and the gradient of the summed mean log-prob.
-    let scores = score(&model, &pairs, PAD).unwrap();
+    let scores = score(&model, &pairs, PAD, 1.0).unwrap();
     let r_max = scores.token_logprobs.size()[1];
     let mut d_logprob = 0f64;
     for (i, (_, r)) in pairs.iter().enumerate() {

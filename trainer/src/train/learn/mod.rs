@@ -16,8 +16,8 @@ use super::agent::Agent;
 use super::metrics::{UpdateStats, UpdateTally};
 use crate::config::RunConfig;
 use crate::hacpo::{
-    CapabilityTracker, CrossRatio, GroupMember, MinibatchOrder, SequenceSample, advantages,
-    grpo_loss, kl_k3, sequence_loss,
+    CapabilityTracker, CrossRatio, GroupMember, HacpoConfig, KlScope, MinibatchOrder,
+    SequenceSample, advantages, grpo_loss, kl_k3, sequence_loss,
 };
 use crate::optim::{MAX_GRAD_NORM, clip_grad_norm};
 use crate::progress::Phase;
@@ -75,7 +75,7 @@ pub(super) fn update(
     phase: &Phase,
 ) -> Result<UpdateStats> {
     let hc = &batch.cfg.algorithm;
-    let (mut items, skipped) = learner_batch(agent, k, batch)?;
+    let (items, skipped) = learner_batch(agent, k, batch)?;
     if items.is_empty() {
         phase.inc(batch.cfg.run.minibatches);
         return Ok(UpdateStats {
@@ -84,16 +84,14 @@ pub(super) fn update(
             ..Default::default()
         });
     }
-    shuffle(
-        &mut items,
+    let temperature = hc.logprob_temperature.divisor(batch.cfg.run.temperature);
+    let minibatches = arrange(
+        items,
+        hc,
+        batch.cfg.run.minibatches,
         batch.cfg.run.seed ^ (batch.step as u64) << 8 ^ k as u64,
     );
-    if hc.minibatch_order == MinibatchOrder::OwnFirst {
-        // Stable: each part keeps its shuffled order.
-        items.sort_by_key(|t| t.sample.cross);
-    }
-    let chunk = items.len().div_ceil(batch.cfg.run.minibatches);
-    let batches: Vec<&[Trajectory]> = items.chunks(chunk).collect();
+    let batches: Vec<&[Trajectory]> = minibatches.iter().map(Vec::as_slice).collect();
     let micro = batch.cfg.run.micro_chunk();
     let ids = |mb: &[Trajectory]| -> Vec<(Vec<i64>, Vec<i64>)> {
         mb.iter()
@@ -111,7 +109,8 @@ pub(super) fn update(
                         return Ok(None);
                     }
                     Ok(Some(
-                        tch::no_grad(|| agent.policy.score_ids(&ids(mb)))?.token_logprobs,
+                        tch::no_grad(|| agent.policy.score_ids_at(&ids(mb), temperature))?
+                            .token_logprobs,
                     ))
                 })
                 .collect()
@@ -130,7 +129,7 @@ pub(super) fn update(
         for (micro_batch, old) in batch_m.chunks(micro).zip(old) {
             let samples: Vec<SequenceSample> = micro_batch.iter().map(|t| t.sample).collect();
             let pairs = ids(micro_batch);
-            let scores = agent.policy.score_ids(&pairs)?;
+            let scores = agent.policy.score_ids_at(&pairs, temperature)?;
             let out = match old {
                 Some(old) => {
                     let adv: Vec<f64> = samples.iter().map(|s| s.advantage).collect();
@@ -155,20 +154,17 @@ pub(super) fn update(
             if let Some(reference) = &agent.reference {
                 // The official seq-mean-token-mean: every sequence's token-mean KL, averaged
                 // over the mini-batch's sequences.
-                let ref_scores = tch::no_grad(|| reference.score_ids(&pairs))?;
+                let ref_scores = tch::no_grad(|| reference.score_ids_at(&pairs, temperature))?;
                 let per_seq = kl_k3(
                     &scores.token_logprobs,
                     &ref_scores.token_logprobs,
                     &scores.mask,
                 );
-                let own: Vec<bool> = samples.iter().map(|s| !s.cross).collect();
-                let own = Tensor::from_slice(&own).to_device(per_seq.device());
-                tally.kl_own += per_seq
-                    .detach()
-                    .masked_select(&own)
+                let own = own_mask(&samples, per_seq.device());
+                tally.kl_own += (per_seq.detach() * &own)
                     .sum(Kind::Double)
                     .double_value(&[]);
-                let kl = per_seq.sum(Kind::Float) / n_seq;
+                let kl = kl_penalty(&per_seq, &own, hc.kl_scope) / n_seq;
                 kl_sum += kl.double_value(&[]);
                 loss += kl * hc.kl_beta;
             }
@@ -207,6 +203,75 @@ pub(super) fn update(
     }
     phase.inc(batch.cfg.run.minibatches.saturating_sub(batches.len()));
     Ok(tally.finish(batches.len(), skipped, displacement(agent)))
+}
+
+/// A learner's sequences (in group order) as `count` mini-batches m = 0, 1, … in the config's
+/// order, `seed` drawing any shuffle; fewer when there are fewer sequences.
+fn arrange(
+    mut items: Vec<Trajectory>,
+    hc: &HacpoConfig,
+    count: usize,
+    seed: u64,
+) -> Vec<Vec<Trajectory>> {
+    let in_chunks = |items: Vec<Trajectory>, pieces: usize| -> Vec<Vec<Trajectory>> {
+        let size = items_per(items.len(), pieces);
+        items.chunks(size).map(<[_]>::to_vec).collect()
+    };
+    // Stable sorts: each part keeps its group (or shuffled) order.
+    match hc.minibatch_order {
+        MinibatchOrder::Shuffled => {
+            shuffle(&mut items, seed);
+            in_chunks(items, count)
+        }
+        MinibatchOrder::OwnFirstShuffled => {
+            shuffle(&mut items, seed);
+            items.sort_by_key(|t| t.sample.cross);
+            in_chunks(items, count)
+        }
+        MinibatchOrder::OwnFirst => {
+            items.sort_by_key(|t| t.sample.cross);
+            // One contiguous part per rank; mini-batch m is every part's m-th slice. No more
+            // ranks than leave each at least one sequence per mini-batch (verl would refuse).
+            let ranks = hc
+                .data_parallel_ranks
+                .clamp(1, (items.len() / count.max(1)).max(1));
+            let slice = items_per(items_per(items.len(), ranks), count);
+            let parts = in_chunks(items, ranks);
+            (0..count)
+                .map(|m| {
+                    parts
+                        .iter()
+                        .flat_map(|p| p.iter().skip(m * slice).take(slice).cloned())
+                        .collect::<Vec<_>>()
+                })
+                .filter(|mb| !mb.is_empty())
+                .collect()
+        }
+    }
+}
+
+/// Items per piece when `n` items are cut into `pieces` (the last piece may be shorter).
+fn items_per(n: usize, pieces: usize) -> usize {
+    n.div_ceil(pieces.max(1)).max(1)
+}
+
+/// 1.0 for the learner's own sequences, 0.0 for cross ones [B].
+fn own_mask(samples: &[SequenceSample], device: tch::Device) -> Tensor {
+    let own: Vec<f32> = samples
+        .iter()
+        .map(|s| f32::from(u8::from(!s.cross)))
+        .collect();
+    Tensor::from_slice(&own).to_device(device)
+}
+
+/// The KL penalty's sum over a micro-batch's sequences (`per_seq` [B], each sequence's
+/// token-mean KL) under `scope`: over own sequences only, the authors' way, cross sequences get
+/// exactly zero gradient from it.
+fn kl_penalty(per_seq: &Tensor, own: &Tensor, scope: KlScope) -> Tensor {
+    match scope {
+        KlScope::Own => (per_seq * own).sum(Kind::Float),
+        KlScope::All => per_seq.sum(Kind::Float),
+    }
 }
 
 /// ‖θ − θ₀‖ over every weight, θ₀ the frozen reference (the run's start); `None` without one.
