@@ -86,6 +86,10 @@ struct ExperimentArgs {
     /// rule, and started from warm-ups with the same validation accuracies as this machine's.
     #[arg(long)]
     tuning_from: Option<PathBuf>,
+    /// Run the warm-ups, the gate and the tuning sweep, write the report, and run no arm (a
+    /// sweep, or a pilot declared as a one-point sweep, on the validation split only).
+    #[arg(long)]
+    tuning_only: bool,
 }
 
 #[derive(Args)]
@@ -309,6 +313,7 @@ fn experiment(a: ExperimentArgs) -> Result<()> {
     cfg.experiment.ignore_gate = a.ignore_gate;
     cfg.experiment.report_only = a.report_only;
     cfg.experiment.tuning_from = a.tuning_from;
+    cfg.experiment.tuning_only = a.tuning_only;
     if !a.arms.is_empty() {
         (cfg.experiment.select_arms(&a.arms)).with_context(|| a.config.display().to_string())?;
     }

@@ -43,8 +43,29 @@ pub struct Problem {
     pub solution: String,
     /// Operations in the problem.
     pub ops: usize,
-    /// `expression` or `word`.
-    pub style: &'static str,
+    /// Which kind of problem it is.
+    pub style: Skill,
+}
+
+/// The two kinds of problem, each a skill an agent may be warmed up on alone (complementary
+/// specialists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Skill {
+    /// A bare expression with operator precedence.
+    Expression,
+    /// A short word problem.
+    Word,
+}
+
+impl Skill {
+    /// The name in task metadata (`metadata.style`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Expression => "expression",
+            Self::Word => "word",
+        }
+    }
 }
 
 impl Problem {
@@ -56,7 +77,7 @@ impl Problem {
             "kind": "math",
             "prompt": self.prompt,
             "reference": { "answer": self.answer.to_string() },
-            "metadata": { "ops": self.ops, "style": self.style, "generator": "arith" },
+            "metadata": { "ops": self.ops, "style": self.style.as_str(), "generator": "arith" },
         })
     }
 }
@@ -165,7 +186,7 @@ fn expression(rng: &mut SplitMix64, ops: usize, max: i64) -> Problem {
         answer,
         solution: format!("{}. \\boxed{{{answer}}}", steps.join(", ")),
         ops,
-        style: "expression",
+        style: Skill::Expression,
     }
 }
 
@@ -208,7 +229,7 @@ fn word(rng: &mut SplitMix64, ops: usize, max: i64) -> Problem {
         answer: value,
         solution: format!("{}. \\boxed{{{value}}}", steps.join(", ")),
         ops,
-        style: "word",
+        style: Skill::Word,
     }
 }
 
@@ -230,7 +251,7 @@ mod tests {
 
     /// Re-derives the answer from the prompt with an independent evaluator.
     fn evaluate_prompt(p: &Problem) -> i64 {
-        if p.style == "expression" {
+        if p.style == Skill::Expression {
             let expr = p.prompt.trim_start_matches("Compute ");
             let expr = &expr[..expr.find('.').unwrap()];
             // Tokens alternate operand, operator: fold products first.
@@ -288,7 +309,7 @@ mod tests {
             );
             assert_eq!(p.solution.matches('=').count(), p.ops, "{}", p.solution);
             assert!((1..=3).contains(&p.ops));
-            if p.style == "word" {
+            if p.style == Skill::Word {
                 assert!(p.answer >= 0, "{}", p.prompt);
             }
         }
@@ -308,7 +329,7 @@ mod tests {
         });
         assert_eq!(bigger.test, a.test);
         assert_eq!(bigger.train[..400], a.train[..]);
-        let styles: HashSet<&str> = a.train.iter().map(|p| p.style).collect();
+        let styles: HashSet<Skill> = a.train.iter().map(|p| p.style).collect();
         assert_eq!(styles.len(), 2);
         let other = generate(&ArithSpec { seed: 4, ..spec() });
         assert_ne!(other.test, a.test);

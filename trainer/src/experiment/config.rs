@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::arith::ArithSpec;
+use super::arith::{ArithSpec, Skill};
 use super::gate::GateSpec;
 use super::stats::Endpoint;
 use super::tuning::{Setting, TuningSpec};
@@ -71,6 +71,9 @@ pub struct ExperimentSection {
     /// Arms kept only because a selected arm is tuned as them: their sweep runs, they do not.
     #[serde(skip)]
     pub sweep_only: Vec<String>,
+    /// Stop after the tuning sweep: no arm runs (`trainer experiment --tuning-only`).
+    #[serde(skip)]
+    pub tuning_only: bool,
 }
 
 impl ExperimentSection {
@@ -109,6 +112,10 @@ pub struct Primary {
     pub baseline: String,
     /// What is compared seed by seed.
     pub endpoint: Endpoint,
+    /// The margin of the equivalence tests (TOST) the report runs for every pair of arms, per
+    /// agent: "arm matches baseline to within ±margin" (none: no equivalence section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equivalence_margin: Option<f64>,
 }
 
 /// One arm: a name and the `[algorithm]` keys it sets (at least `algorithm`).
@@ -160,10 +167,14 @@ pub struct ExperimentAgent {
     /// Supervised warm-up on the training split's worked solutions (none: start as given).
     #[serde(default)]
     pub warmup: Option<SftConfig>,
+    /// Warm up on this kind of problem only (none: every training problem), so that two agents
+    /// can start as complementary specialists.
+    #[serde(default)]
+    pub warmup_skill: Option<Skill>,
     /// RL learning rate (unless the tuning sweep chooses one).
     pub lr: f64,
-    /// RL weight decay.
-    #[serde(default)]
+    /// RL weight decay (default the authors' 0.01).
+    #[serde(default = "crate::config::authors_weight_decay")]
     pub weight_decay: f64,
     /// `cpu`, `cuda` or `cuda:N`.
     #[serde(
@@ -302,6 +313,13 @@ impl ExperimentConfig {
         Ok(())
     }
 
+    /// Whether the arm named `arm` is a distillation arm (whose sweep may tune its coefficient).
+    pub fn distills(&self, arm: &str) -> bool {
+        self.experiment.arms.iter().any(|a| {
+            a.name == arm && a.settings.get("algorithm").and_then(|v| v.as_str()) == Some("distill")
+        })
+    }
+
     /// The run of `arm` with `seed`, its agents starting from `warm` (one folder per agent), at
     /// `setting` (learning rate and clip scale; defaults: each agent's `lr`, the arm's ε),
     /// evaluated on `eval`.
@@ -320,6 +338,9 @@ impl ExperimentConfig {
             .with_context(|| format!("algorithm settings of arm `{}`", arm.name))?;
         algorithm.gspo_eps_low *= setting.eps_scale;
         algorithm.gspo_eps_high *= setting.eps_scale;
+        if let Some(c) = setting.distill_coef {
+            algorithm.distill_coef = c;
+        }
         let mut run = self.run.clone();
         run.name = self.run_name(arm, seed, setting, eval);
         run.seed = seed;
@@ -435,6 +456,17 @@ mod tests {
         assert_eq!(x.sweep_only, ["hacpo"]);
         let e = x.select_arms(&["grpo".into()]).unwrap_err().to_string();
         assert!(e.contains("`grpo`"), "{e}");
+    }
+
+    #[test]
+    fn an_agent_may_warm_up_on_one_skill_and_takes_the_authors_weight_decay() {
+        let a = agent("warmup_skill = \"word\"");
+        assert_eq!((a.warmup_skill, a.weight_decay), (Some(Skill::Word), 0.01));
+        assert_eq!(agent("").warmup_skill, None);
+        assert!(
+            toml::from_str::<ExperimentAgent>("name = \"a\"\nlr = 1\nwarmup_skill = \"riddles\"")
+                .is_err()
+        );
     }
 
     #[test]

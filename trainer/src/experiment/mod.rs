@@ -67,20 +67,24 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     } else {
         client.tasks(&cfg.dataset(Split::Validation))?
     };
-    let examples: Vec<TextPair> = splits
-        .train
-        .iter()
-        .map(|p| TextPair {
-            prompt: p.prompt.clone(),
-            response: p.solution.clone(),
-            ends_turn: true,
-        })
-        .collect();
+    // Each agent's worked solutions: every training problem, or those of its one skill.
+    let examples = |skill: Option<arith::Skill>| -> Vec<TextPair> {
+        splits
+            .train
+            .iter()
+            .filter(|p| skill.is_none_or(|s| p.style == s))
+            .map(|p| TextPair {
+                prompt: p.prompt.clone(),
+                response: p.solution.clone(),
+                ends_turn: true,
+            })
+            .collect()
+    };
 
     let (mut warm_dirs, mut agent_ids) = (Vec::new(), Vec::new());
     let (mut warm_test, mut warm_validation) = (Vec::new(), Vec::new());
     for a in &cfg.agents {
-        let dir = warmup::warm_up(a, &examples, &cfg.run)?;
+        let dir = warmup::warm_up(a, &examples(a.warmup_skill), &cfg.run)?;
         let policy = Policy::load(&dir, a.device)?;
         let id = register_agent(&client, &a.name, &policy)?;
         let max = cfg.run.max_new_tokens;
@@ -115,8 +119,10 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     };
     let tuning = match (&cfg.experiment.tuning, &cfg.experiment.tuning_from) {
         (Some(spec), Some(path)) => Some(
-            Tuning::adopt(Report::read(path)?.tuning, spec, &warm_validation)
-                .with_context(|| format!("the sweep of {}", path.display()))?,
+            Tuning::adopt(Report::read(path)?.tuning, spec, &warm_validation, &|a| {
+                cfg.distills(a)
+            })
+            .with_context(|| format!("the sweep of {}", path.display()))?,
         ),
         (Some(spec), None) => Some(sweep(&ctx, spec, &warm_validation)?),
         (None, Some(_)) => bail!("--tuning-from: this experiment declares no tuning sweep"),
@@ -146,6 +152,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         .flat_map(|&s| (0..cfg.experiment.arms.len()).map(move |a| (s, a)))
         .filter(|&(_, a)| settings[a].is_some())
         .filter(|&(_, a)| !is_sweep_only(cfg, a))
+        .filter(|_| !cfg.experiment.tuning_only)
         .collect();
     let setting = |a: usize| settings[a].unwrap_or_default();
     // Which runs finished before, read once: they are read back, not run, and the ETA counts
@@ -262,11 +269,10 @@ fn sweep(ctx: &Runs, spec: &TuningSpec, warm: &[f64]) -> Result<Tuning> {
                 && x.arms.iter().any(|b| b.tuning_name() == a.name)
         })
         .collect();
-    let grid = spec.grid();
     let mut points = Vec::new();
     let mut complete = true;
     for arm in &needed {
-        for setting in &grid {
+        for setting in &spec.grid(ctx.cfg.distills(&arm.name)) {
             let (mut runs, mut curves, mut wall) = (Vec::new(), Vec::new(), 0.0);
             for &seed in &spec.seeds {
                 if x.report_only && !ctx.finished(arm, seed, setting, Split::Validation)? {

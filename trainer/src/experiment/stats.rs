@@ -118,6 +118,33 @@ impl Paired {
     }
 }
 
+impl Paired {
+    /// The p-value of the two one-sided t tests (TOST) that the mean difference lies within
+    /// ±`margin`: the larger of P(T ≥ (x̄ + margin)/se) and P(T ≤ (x̄ − margin)/se). Below 0.05,
+    /// "the arms match to within the margin" is a tested statement, not an absence of evidence.
+    pub fn equivalence_p(&self, margin: f64) -> f64 {
+        let n = self.diffs.len() as f64;
+        let se = self.spread.sd / n.sqrt();
+        let mean = self.spread.mean;
+        if se == 0.0 {
+            return if mean.abs() < margin { 0.0 } else { 1.0 };
+        }
+        let df = n - 1.0;
+        let above_lower = student_t_tail((mean + margin) / se, df);
+        let below_upper = student_t_tail((margin - mean) / se, df);
+        above_lower.max(below_upper)
+    }
+}
+
+/// P(T ≥ t) for Student's t with `df` degrees of freedom, any t.
+fn student_t_tail(t: f64, df: f64) -> f64 {
+    if t >= 0.0 {
+        student_t_upper(t, df)
+    } else {
+        1.0 - student_t_upper(-t, df)
+    }
+}
+
 /// Holm's step-down adjustment of `p` (same order out): controls the family-wise error rate of
 /// all the comparisons together without assuming they are independent.
 pub fn holm(p: &[f64]) -> Vec<f64> {
@@ -264,6 +291,23 @@ mod tests {
         assert!(Paired::of(&a, &[(0, 0.1)]).is_none());
         let same = Paired::of(&[(0, 0.5), (1, 0.5)], &[(0, 0.5), (1, 0.5)]).unwrap();
         assert_eq!(same.p, 1.0);
+    }
+
+    #[test]
+    fn equivalence_is_tested_by_two_one_sided_t_tests() {
+        // Differences 0.004, -0.002, 0.001, 0.005: mean 0.002, sd 0.003162, se 0.001581, df 3.
+        // t against -0.01: 7.590 (p 0.00237); against +0.01: 5.060 (p 0.00745): TOST p 0.00745.
+        let a = [(0, 0.504), (1, 0.498), (2, 0.501), (3, 0.505)];
+        let b = [(0, 0.5), (1, 0.5), (2, 0.5), (3, 0.5)];
+        let q = Paired::of(&a, &b).unwrap();
+        assert!(
+            (q.equivalence_p(0.01) - 0.00745).abs() < 2e-4,
+            "{}",
+            q.equivalence_p(0.01)
+        );
+        // A margin narrower than the differences' own spread shows nothing.
+        assert!(q.equivalence_p(0.001) > 0.5);
+        assert!((student_t_tail(-1.0, 3.0) + student_t_tail(1.0, 3.0) - 1.0).abs() < 1e-12);
     }
 
     #[test]

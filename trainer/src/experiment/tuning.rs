@@ -24,6 +24,10 @@ pub struct TuningSpec {
     pub arms: Vec<String>,
     /// How a setting is chosen.
     pub rule: SelectionRule,
+    /// Coefficients of the distillation control's supervised term: its second knob in place
+    /// of the clip scale (empty: distillation arms sweep the clip scale like the others).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub distill_coef: Vec<f64>,
     /// Training steps of a sweep run (none: the arms' `run.steps`); a shorter sweep is what fits
     /// where a step costs minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,6 +46,10 @@ impl TuningSpec {
             !self.eps_scale.is_empty() && self.eps_scale.iter().all(|&x| x > 0.0 && x.is_finite()),
             "experiment.tuning.eps_scale must be positive multipliers"
         );
+        ensure!(
+            self.distill_coef.iter().all(|&x| x > 0.0 && x.is_finite()),
+            "experiment.tuning.distill_coef must be positive coefficients"
+        );
         ensure!(!self.arms.is_empty(), "experiment.tuning.arms is empty");
         ensure!(
             self.steps != Some(0),
@@ -50,17 +58,32 @@ impl TuningSpec {
         Ok(())
     }
 
-    /// Every setting of the grid, lr-major, ascending.
-    pub fn grid(&self) -> Vec<Setting> {
-        let mut lr = self.lr.clone();
-        lr.sort_by(f64::total_cmp);
-        let mut eps = self.eps_scale.clone();
-        eps.sort_by(f64::total_cmp);
+    /// Every setting of an arm's grid, lr-major, ascending: lr × clip scale, or for a
+    /// distillation arm (`distills`) lr × `distill_coef` when the sweep declares coefficients.
+    pub fn grid(&self, distills: bool) -> Vec<Setting> {
+        let sorted = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let lr = sorted(&self.lr);
+        let knob: Vec<(f64, Option<f64>)> = if distills && !self.distill_coef.is_empty() {
+            sorted(&self.distill_coef)
+                .into_iter()
+                .map(|c| (1.0, Some(c)))
+                .collect()
+        } else {
+            sorted(&self.eps_scale)
+                .into_iter()
+                .map(|e| (e, None))
+                .collect()
+        };
         lr.iter()
             .flat_map(|&l| {
-                eps.iter().map(move |&e| Setting {
+                knob.iter().map(move |&(eps_scale, distill_coef)| Setting {
                     lr: Some(l),
-                    eps_scale: e,
+                    eps_scale,
+                    distill_coef,
                 })
             })
             .collect()
@@ -104,13 +127,17 @@ pub fn agent_last_three(runs: &[Vec<Vec<(usize, f64)>>]) -> Vec<f64> {
         .collect()
 }
 
-/// A learning rate (`None`: each agent's own) and a clip scale.
+/// A learning rate (`None`: each agent's own), a clip scale and, for the distillation
+/// control, its supervised coefficient.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Setting {
     /// Every agent's learning rate.
     pub lr: Option<f64>,
     /// Multiplier of the own-sample clip.
     pub eps_scale: f64,
+    /// The distillation term's coefficient (`None`: the arm's own, 1 by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distill_coef: Option<f64>,
 }
 
 impl Default for Setting {
@@ -118,17 +145,22 @@ impl Default for Setting {
         Self {
             lr: None,
             eps_scale: 1.0,
+            distill_coef: None,
         }
     }
 }
 
 impl Setting {
-    /// Folder and run-name component: `lr2e-4-eps10`.
+    /// Folder and run-name component: `lr2e-4-eps10`, `lr1e-4-eps1-coef0.5`.
     pub fn label(&self) -> String {
-        match self.lr {
+        let mut label = match self.lr {
             Some(lr) => format!("lr{lr:e}-eps{}", self.eps_scale),
             None => format!("eps{}", self.eps_scale),
+        };
+        if let Some(c) = self.distill_coef {
+            label += &format!("-coef{c}");
         }
+        label
     }
 }
 
@@ -219,7 +251,13 @@ impl Tuning {
     /// same declared grid and rule, started from warm-ups whose validation accuracies are
     /// exactly this invocation's (pinned kernels make them reproduce across machines); its
     /// choice is made again from its points, not trusted from the file.
-    pub fn adopt(earlier: Option<Tuning>, spec: &TuningSpec, warm: &[f64]) -> Result<Tuning> {
+    /// `distills` says which tuned arms are distillation arms (their grid's second knob).
+    pub fn adopt(
+        earlier: Option<Tuning>,
+        spec: &TuningSpec,
+        warm: &[f64],
+        distills: &dyn Fn(&str) -> bool,
+    ) -> Result<Tuning> {
         let t = earlier.context("it has no tuning sweep")?;
         ensure!(
             &t.spec == spec,
@@ -235,7 +273,7 @@ impl Tuning {
         let missing: Vec<_> = spec
             .arms
             .iter()
-            .flat_map(|a| spec.grid().into_iter().map(move |s| (a, s)))
+            .flat_map(|a| spec.grid(distills(a)).into_iter().map(move |s| (a, s)))
             .filter(|(a, s)| {
                 !t.points
                     .iter()
@@ -268,6 +306,7 @@ mod tests {
             eps_scale: vec![10.0, 1.0],
             arms: vec!["gspo".into()],
             rule: SelectionRule::WorstAgentLastThree,
+            distill_coef: vec![],
             steps: None,
         }
     }
@@ -280,6 +319,7 @@ mod tests {
             setting: Setting {
                 lr: Some(lr),
                 eps_scale: eps,
+                distill_coef: None,
             },
             runs: vec![],
             score: SelectionRule::WorstAgentLastThree.score(&curves),
@@ -291,11 +331,39 @@ mod tests {
     #[test]
     fn the_grid_is_ascending_lr_major() {
         let g: Vec<(f64, f64)> = spec()
-            .grid()
+            .grid(false)
             .iter()
             .map(|s| (s.lr.unwrap(), s.eps_scale))
             .collect();
         assert_eq!(g, [(1e-4, 1.0), (1e-4, 10.0), (2e-4, 1.0), (2e-4, 10.0)]);
+    }
+
+    #[test]
+    fn a_distillation_arm_sweeps_its_coefficient_in_place_of_the_clip() {
+        let spec = TuningSpec {
+            distill_coef: vec![2.0, 0.5],
+            ..spec()
+        };
+        let g: Vec<(f64, f64, Option<f64>)> = spec
+            .grid(true)
+            .iter()
+            .map(|s| (s.lr.unwrap(), s.eps_scale, s.distill_coef))
+            .collect();
+        assert_eq!(
+            g,
+            [
+                (1e-4, 1.0, Some(0.5)),
+                (1e-4, 1.0, Some(2.0)),
+                (2e-4, 1.0, Some(0.5)),
+                (2e-4, 1.0, Some(2.0))
+            ]
+        );
+        assert_eq!(spec.grid(true)[1].label(), "lr1e-4-eps1-coef2");
+        assert_eq!(
+            spec.grid(false),
+            self::spec().grid(false),
+            "others keep lr × ε"
+        );
     }
 
     #[test]
@@ -313,7 +381,8 @@ mod tests {
             t.setting_for("gspo"),
             Setting {
                 lr: Some(1e-4),
-                eps_scale: 10.0
+                eps_scale: 10.0,
+                distill_coef: None,
             }
         );
         assert_eq!(t.setting_for("hacpo"), Setting::default());
@@ -355,7 +424,7 @@ mod tests {
         let t = full_sweep();
         let mut tampered = t.clone();
         tampered.chosen.insert("gspo".into(), Setting::default());
-        let adopted = Tuning::adopt(Some(tampered), &spec(), &[0.35, 0.45]).unwrap();
+        let adopted = Tuning::adopt(Some(tampered), &spec(), &[0.35, 0.45], &|_| false).unwrap();
         assert_eq!(
             adopted.chosen, t.chosen,
             "the choice is made again from the points"
@@ -363,7 +432,10 @@ mod tests {
         assert_eq!(adopted.setting_for("gspo").lr, Some(2e-4));
 
         let err = |earlier: Option<Tuning>, spec: &TuningSpec, warm: &[f64]| {
-            format!("{:#}", Tuning::adopt(earlier, spec, warm).unwrap_err())
+            format!(
+                "{:#}",
+                Tuning::adopt(earlier, spec, warm, &|_| false).unwrap_err()
+            )
         };
         assert!(err(None, &spec(), &[0.35, 0.45]).contains("no tuning sweep"));
         assert!(err(Some(t.clone()), &spec(), &[0.35, 0.451]).contains("did not reproduce"));

@@ -30,6 +30,10 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
     if let Some(w) = &a.warmup {
         settings["warmup"] = serde_json::to_value(w)?;
         settings["examples"] = examples.len().into();
+        // Only where set, so that the warm-ups of earlier experiments keep their cache keys.
+        if let Some(skill) = a.warmup_skill {
+            settings["warmup_skill"] = skill.as_str().into();
+        }
     }
     if run.deterministic_kernels {
         settings["deterministic_kernels"] = true.into();

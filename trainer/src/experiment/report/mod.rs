@@ -352,6 +352,7 @@ pub(crate) mod tests {
             eps_scale: vec![1.0],
             arms: vec!["gspo".into()],
             rule: SelectionRule::WorstAgentLastThree,
+            distill_coef: vec![],
             steps: None,
         };
         let point = |lr: f64, score: f64| TuningPoint {
@@ -359,6 +360,7 @@ pub(crate) mod tests {
             setting: Setting {
                 lr: Some(lr),
                 eps_scale: 1.0,
+                distill_coef: None,
             },
             runs: vec![],
             curves: vec![],

@@ -13,6 +13,7 @@ impl Report {
         let mut out = self.accuracy_table();
         out += &self.primary_section();
         out += &self.secondary_section();
+        out += &self.equivalence_section();
         out += &self.diagnostics_table();
         if let Some(g) = &self.gate {
             out += &gate_table(g);
@@ -166,6 +167,44 @@ impl Report {
         out
     }
 
+    /// TOST at the declared margin for every pair of arms that ran, per agent (the primary
+    /// arm first where it is in the pair): where p < 0.05 the two arms match to within it.
+    fn equivalence_section(&self) -> String {
+        let Some((margin, endpoint, main)) = self
+            .primary
+            .as_ref()
+            .and_then(|p| Some((p.equivalence_margin?, p.endpoint, p.arm.as_str())))
+        else {
+            return String::new();
+        };
+        let mut out = format!(
+            "\n\nEquivalence (declared): two one-sided t tests that the mean difference of the {} lies within ±{margin}, per pair of arms and agent; p < 0.05 says the arms match to within the margin.\n\n| comparison | agent | seeds | mean | 95% interval | TOST p |\n|---|---|---|---|---|---|\n",
+            endpoint.label()
+        );
+        for (i, a) in self.arms.iter().enumerate() {
+            for b in &self.arms[i + 1..] {
+                let (a, b) = if b.arm == main { (b, a) } else { (a, b) };
+                for (k, agent) in self.agents.iter().enumerate() {
+                    let Some(q) = Paired::of(&a.endpoints(k, endpoint), &b.endpoints(k, endpoint))
+                    else {
+                        continue;
+                    };
+                    out += &format!(
+                        "| {} − {} | {agent} | {} | {:+.3} | [{:+.3}, {:+.3}] | {} |\n",
+                        a.arm,
+                        b.arm,
+                        q.diffs.len(),
+                        q.spread.mean,
+                        q.ci95.0,
+                        q.ci95.1,
+                        p_value(q.equivalence_p(margin))
+                    );
+                }
+            }
+        }
+        out
+    }
+
     fn diagnostics_table(&self) -> String {
         let mut out = "\n\nDiagnostics from `train_metrics`, mean over steps and seeds: training accuracy, clip fractions (all, own, cross), where cross ratios s fall relative to the mini-batch's window [lower_m, 1], mean |A| own / cross, own response tokens, entropy (nats/token), KL over the whole mini-batch and over the learner's own samples only, ‖θ − θ₀‖ after the last step, ω (source / learner).\n\n| arm | agent | acc | clip | clip own | clip cross | s < lower | s in window | s > 1 | mean s | |A| own | |A| cross | tokens | entropy | KL | KL own | ‖θ−θ₀‖ | ω |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n".to_string();
         for a in &self.arms {
@@ -311,6 +350,7 @@ mod tests {
             arm: "hacpo".into(),
             baseline: "gspo".into(),
             endpoint: Endpoint::Final,
+            equivalence_margin: Some(0.01),
         });
         let t = r.table();
         let small = Paired::of(
@@ -336,11 +376,18 @@ mod tests {
         );
         assert!(t.contains(&row), "{row}\n{t}");
         assert!(t.contains("Holm-adjusted over the 2 agents"), "{t}");
+        assert!(
+            t.contains("within ±0.01") && t.contains("| hacpo − gspo |"),
+            "{t}"
+        );
         assert_eq!(
             (p_value(0.0123), p_value(0.00029)),
             ("0.012".into(), "2.9e-4".into())
         );
-        // The baseline of the primary is not repeated among the secondary comparisons.
-        assert!(!t.contains("| hacpo − gspo |"), "{t}");
+        // The baseline of the primary is not repeated among the secondary comparisons (the
+        // equivalence section, after them, tests every pair).
+        let secondary =
+            &t[t.find("Secondary comparisons").unwrap()..t.find("Equivalence").unwrap()];
+        assert!(!secondary.contains("| hacpo − gspo |"), "{t}");
     }
 }
