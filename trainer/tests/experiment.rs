@@ -8,7 +8,7 @@ use std::path::Path;
 
 use trainer::experiment::config::Origin;
 use trainer::experiment::stats::Endpoint;
-use trainer::experiment::{ExperimentConfig, run_experiment};
+use trainer::experiment::{ExperimentConfig, Split, run_experiment};
 
 /// The committed `experiments/<name>/experiment.toml`.
 fn committed(name: &str) -> ExperimentConfig {
@@ -479,6 +479,67 @@ fn three_agents_of_three_architectures_run_at_their_declared_settings() {
         assert!(
             table.contains(agent.as_str()),
             "{agent} missing from\n{table}"
+        );
+    }
+}
+
+#[test]
+fn sharing_regimes_declares_specialists_and_tokenizers_against_distillation() {
+    // What issue 53 asks its cells to declare before anything runs.
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/sharing-regimes");
+    for (cell, bpe) in [("cell-a.toml", false), ("cell-b.toml", true)] {
+        let cfg = ExperimentConfig::load(&here.join(cell)).expect(cell);
+        let arms: Vec<&str> = cfg
+            .experiment
+            .arms
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(arms, ["gspo2x", "distill", "naive", "hacpo"], "{cell}");
+        let primary = cfg
+            .experiment
+            .primary
+            .as_ref()
+            .expect("a primary comparison");
+        assert_eq!(
+            (primary.arm.as_str(), primary.baseline.as_str()),
+            ("hacpo", "distill")
+        );
+        assert_eq!(primary.equivalence_margin, Some(0.01));
+        assert!(cfg.experiment.seeds.len() >= 8, "{cell}: 8+ paired seeds");
+        let tuning = cfg.experiment.tuning.as_ref().expect("a sweep");
+        assert_eq!(tuning.seeds.len(), 2, "{cell}: two tuning seeds");
+        assert!(!tuning.distill_coef.is_empty() && cfg.distills("distill"));
+        assert!(
+            cfg.tasks.validation > 0,
+            "{cell}: tuned on a validation split"
+        );
+        // The authors' recipe is the trainer's default: the cells set none of it.
+        let run = cfg
+            .arm_config(
+                &cfg.experiment.arms[3],
+                0,
+                &[],
+                &Default::default(),
+                Split::Test,
+            )
+            .unwrap();
+        assert_eq!(run.algorithm, trainer::hacpo::HacpoConfig::default());
+        let tokenizers: Vec<String> = cfg
+            .agents
+            .iter()
+            .map(|a| a.tokenizer.as_ref().unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            tokenizers[0] != tokenizers[1],
+            bpe,
+            "{cell}: {tokenizers:?}"
+        );
+        let skills: Vec<_> = cfg.agents.iter().map(|a| a.warmup_skill).collect();
+        assert_eq!(
+            skills.iter().all(Option::is_some),
+            !bpe,
+            "{cell}: {skills:?}"
         );
     }
 }
