@@ -37,6 +37,8 @@ pub mod policy;
 pub mod progress;
 /// Seeded, platform-independent random numbers (prompt draws, tasks, batch order).
 pub mod rng;
+/// `trainer roundtrip`: whether a tokenizer round-trips its own model's samples.
+pub mod roundtrip;
 /// Supervised fine-tuning on reference responses (the experiment's warm-up).
 pub mod sft;
 /// Tokenizers over `tokenizer.json`.

@@ -49,6 +49,12 @@ enum Command {
         #[command(subcommand)]
         part: trainer::gpucheck::Part,
     },
+    /// Whether a model's tokenizer round-trips the model's own samples (decode, re-encode as a
+    /// learner does for cross samples, score both), or the learner's ids of a corpus; JSON out.
+    Roundtrip {
+        #[command(subcommand)]
+        part: trainer::roundtrip::Part,
+    },
 }
 
 #[derive(Args)]
@@ -229,6 +235,7 @@ fn main() -> Result<()> {
         Command::InitModel(a) => init_model(a),
         Command::ImportGguf(a) => import_gguf(a),
         Command::GpuCheck { part } => trainer::gpucheck::run(part),
+        Command::Roundtrip { part } => trainer::roundtrip::run(part),
     }
 }
 
