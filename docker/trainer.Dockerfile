@@ -4,10 +4,16 @@
 # Recipe (see the trainer README): tch 0.26 needs PyTorch 2.13.0, installed from PyPI into a venv at a
 # fixed path and linked with VIRTUAL_ENV + LIBTORCH_USE_PYTORCH=1; the trainer's build.rs bakes
 # the rpath to that path, so the runtime stage keeps the libraries at the same path.
+# BUILD=host (docker/build-host.sh) skips every Rust stage: the binary, its libtorch and the GGUF
+# come from the build context `host`, as the host built and fetched them; the tail is the same.
 
 ARG RUST_IMAGE=rust:1.95-slim-bookworm
 ARG CUDA_IMAGE=nvidia/cuda:13.0.0-runtime-ubuntu24.04
 ARG TORCH_VERSION=2.13.0
+# cpu: torch with only the two CUDA wheels libtorch_cpu needs (scripts/setup.d/30-torch.sh's set,
+# ~1.2 GB); cuda: with every CUDA library (~5 GB), for GPUs (compose.gpu.yaml).
+ARG TORCH_SET=cpu
+ARG BUILD=source
 
 FROM ${RUST_IMAGE} AS chef
 RUN cargo install cargo-chef --locked --version 0.1.78
@@ -23,21 +29,31 @@ RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
 
 FROM chef AS builder
 ARG TORCH_VERSION
+ARG TORCH_SET
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates g++ python3 python3-venv \
     && rm -rf /var/lib/apt/lists/*
-# PyPI's torch is the CUDA build (its nvidia-* wheels carry the CUDA libraries); it runs on CPU too.
+# PyPI's torch is the CUDA build; its nvidia-* wheels carry the CUDA libraries, of which the cpu set
+# takes only those libtorch_cpu links (pinned as in 30-torch.sh). /opt/torch/build.env holds the
+# set's build settings (DESIGN.md's two recipes), for the cook and the build alike: the cuda set
+# through Python (LIBTORCH_USE_PYTORCH=1), with HACRL_TORCH_CUDA=1, which makes trainer/build.rs
+# link libtorch_cuda (--no-as-needed), without which the CUDA backend never registers; the cpu
+# set, whose `import torch` lacks the other wheels, through LIBTORCH.
 RUN python3 -m venv /opt/torch \
-    && /opt/torch/bin/pip install --no-cache-dir "torch==${TORCH_VERSION}"
-# HACRL_TORCH_CUDA=1 makes trainer/build.rs link libtorch_cuda (--no-as-needed), without which
-# the CUDA backend never registers.
+    && site=$(/opt/torch/bin/python -c 'import site; print(site.getsitepackages()[0])') \
+    && if [ "$TORCH_SET" = cuda ]; then \
+        /opt/torch/bin/pip install --no-cache-dir "torch==${TORCH_VERSION}" \
+        && echo "export LIBTORCH_USE_PYTORCH=1 HACRL_TORCH_CUDA=1" >/opt/torch/build.env; \
+    else \
+        /opt/torch/bin/pip install --no-cache-dir --no-deps "torch==${TORCH_VERSION}" \
+            nvidia-cuda-runtime==13.0.96 nvidia-cuda-cupti==13.0.85 \
+        && echo "export LIBTORCH=$site/torch LIBTORCH_CXX11_ABI=1" >/opt/torch/build.env; \
+    fi
 ENV VIRTUAL_ENV=/opt/torch \
-    LIBTORCH_USE_PYTORCH=1 \
-    HACRL_TORCH_CUDA=1 \
     PATH=/opt/torch/bin:$PATH
 # Only the shared libraries are needed at run time, not the Python interpreter. This layer and
 # the model's come before the sources: a source change then rebuilds neither (each copy of the
-# libraries is ~5 GB of image store).
+# libraries is up to ~5 GB of image store).
 RUN mkdir -p /opt/torch-libs \
     && site=$(/opt/torch/bin/python -c 'import site; print(site.getsitepackages()[0])') \
     && cp -a "$site/torch" "$site/nvidia" /opt/torch-libs/ \
@@ -50,15 +66,17 @@ RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/31-smollm2.sh
 # workspace members), and the workspace's [patch] names them.
 COPY vendor vendor
 COPY --from=planner /src/recipe.json recipe.json
-RUN cargo chef cook --release --locked -p trainer --recipe-path recipe.json
+RUN . /opt/torch/build.env && cargo chef cook --release --locked -p trainer --recipe-path recipe.json
 COPY . .
-RUN cargo build --release --locked -p trainer --bin trainer
+RUN . /opt/torch/build.env && cargo build --release --locked -p trainer --bin trainer
 
-FROM ${CUDA_IMAGE} AS runtime
+FROM ${CUDA_IMAGE} AS base
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates libgomp1 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --create-home --home-dir /home/hacrl hacrl
+
+FROM base AS from-source
 # Same path as in the builder (the binary's rpath points there).
 COPY --from=builder /opt/torch-libs /opt/torch-libs
 RUN site=$(cat /opt/torch-libs/SITE_PACKAGES) \
@@ -67,6 +85,15 @@ RUN site=$(cat /opt/torch-libs/SITE_PACKAGES) \
     && ln -s /opt/torch-libs/nvidia "$site/nvidia"
 COPY --from=builder /src/target/release/trainer /usr/local/bin/trainer
 COPY --from=builder /opt/hacrl/cache/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf /opt/hacrl/smollm2/
+
+# The host's binary with the torch and nvidia folders of the venv it was linked against (its
+# rpath names the host's path, so LD_LIBRARY_PATH below finds them), and the host's GGUF.
+FROM base AS from-host
+COPY --from=host torch-libs /opt/torch-libs
+COPY --from=host trainer /usr/local/bin/trainer
+COPY --from=host SmolLM2-135M-Instruct.Q4_1.gguf /opt/hacrl/smollm2/
+
+FROM from-${BUILD} AS runtime
 COPY trainer/assets/byte-tokenizer /app/trainer/assets/byte-tokenizer
 # Run configs and their data. The agents' folder and the run outputs are named volumes in
 # compose (examples/tiny-cpu/init-agents.sh fills the first); the folders exist here, owned by
@@ -79,6 +106,8 @@ ENV LD_LIBRARY_PATH=/opt/torch-libs/torch/lib \
     BYTE_TOKENIZER=/app/trainer/assets/byte-tokenizer \
     NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,utility
+# The binary starts: every library it links resolves, and this image's glibc is new enough.
+RUN trainer --help >/dev/null
 USER hacrl
 WORKDIR /app
 ENTRYPOINT ["trainer"]

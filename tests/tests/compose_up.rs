@@ -2,11 +2,16 @@
 //! (`scripts/compose`: podman-compose with the project's podman settings and base images), built,
 //! started, used as the README shows, trained in, and restarted with its data kept.
 //!
-//! It builds the images (about 40 minutes cold on 2 cores, minutes when cached), so it is
-//! `#[ignore]`d in the plain `cargo test --workspace` and run by its own step of `scripts/test`:
-//!   cargo test -p e2e --test compose_up -- --ignored --nocapture
+//! The images come from the Dockerfiles' host path (docker/build-host.sh: this build's binaries,
+//! the host's setup cache), unless what their build from source depends on has changed since it
+//! last passed here: then from source, as `docker compose build` does (about 45 minutes cold on 2
+//! cores). `HACRL_COMPOSE_BUILD=source|host` forces one. It is `#[ignore]`d in the plain
+//! `cargo test --workspace` and run by its own step of `scripts/test`:
+//!   cargo test --workspace --locked --test compose_up -- --ignored --nocapture
 
-use std::process::{Command, Output};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
@@ -155,6 +160,150 @@ fn podman(args: &[&str]) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Where the from-source build's inputs were last built and checked by this test.
+const SOURCE_DIGEST: &str = "docker/source-build.sha256";
+
+/// sha256 over what the images' build from source depends on besides the workspace's sources
+/// (which the host path compiles too): the Dockerfiles, .dockerignore, Cargo.lock and every
+/// Cargo.toml, vendor/, the files the Dockerfiles copy before their shared tail (the setup steps,
+/// scripts/lib, what those read), docker/podman/, compose.yaml's build sections and the rustc
+/// that the stand-in Rust image carries. Markdown is left out, as .dockerignore leaves it.
+fn source_build_digest() -> anyhow::Result<String> {
+    let root = repo_root();
+    let files = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .current_dir(&root)
+        .output()?;
+    ensure!(files.status.success(), "git ls-files failed");
+    let mut copied = vec!["docker/podman".to_string()];
+    for dockerfile in ["docker/verifier.Dockerfile", "docker/trainer.Dockerfile"] {
+        let text = std::fs::read_to_string(root.join(dockerfile))?.replace("\\\n", " ");
+        // The last stage is the tail both paths share: the host path tests what it copies.
+        let stages = &text[..text.rfind("\nFROM ").context("a multi-stage Dockerfile")?];
+        for line in stages
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("COPY "))
+        {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.iter().any(|w| w.starts_with("--from=")) {
+                continue;
+            }
+            let sources = words[..words.len() - 1]
+                .iter()
+                .filter(|w| !w.starts_with("--"));
+            copied.extend(
+                sources
+                    .filter(|w| **w != ".")
+                    .map(|w| w.trim_end_matches('/').to_string()),
+            );
+        }
+    }
+    let wanted = |f: &str| {
+        !f.ends_with(".md")
+            && (["Cargo.lock", ".dockerignore"].contains(&f)
+                || f.ends_with("Cargo.toml")
+                || (f.starts_with("docker/") && f.ends_with(".Dockerfile"))
+                || copied.iter().any(|c| {
+                    f == c
+                        || f.strip_prefix(c.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                }))
+    };
+    let mut paths: Vec<&str> = std::str::from_utf8(&files.stdout)?
+        .split('\0')
+        .filter(|f| wanted(f) && root.join(f).is_file())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let mut input = Vec::new();
+    for f in paths {
+        let bytes = std::fs::read(root.join(f))?;
+        writeln!(input, "file {f} {}", bytes.len())?;
+        input.extend(bytes);
+    }
+    let rustc = Command::new("rustc").arg("--version").output()?;
+    ensure!(rustc.status.success(), "rustc --version failed");
+    input.extend(b"rustc ");
+    input.extend(rustc.stdout);
+    let compose: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(root.join("compose.yaml"))?)?;
+    for (name, service) in compose["services"].as_mapping().context("services")? {
+        if !service["build"].is_null() {
+            let build = serde_yaml_ng::to_string(&service["build"])?;
+            writeln!(input, "build {}", name.as_str().unwrap_or_default())?;
+            input.extend(build.into_bytes());
+        }
+    }
+    let mut sha = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    sha.stdin.take().context("stdin")?.write_all(&input)?;
+    let out = sha.wait_with_output()?;
+    ensure!(out.status.success(), "sha256sum failed");
+    let hex = String::from_utf8(out.stdout)?;
+    Ok(hex
+        .split_whitespace()
+        .next()
+        .context("a digest")?
+        .to_string())
+}
+
+/// The digest in SOURCE_DIGEST: its one line that is not a comment.
+fn committed_source_digest() -> Option<String> {
+    let text = std::fs::read_to_string(repo_root().join(SOURCE_DIGEST)).ok()?;
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
+    Some(line.trim().to_string())
+}
+
+fn write_source_digest(digest: &str) -> anyhow::Result<()> {
+    let text = format!(
+        "# sha256 of what the compose images' build from source depends on besides the workspace's\n\
+         # sources (tests/tests/compose_up.rs, source_build_digest, says what). While it matches,\n\
+         # that test builds the images from the host's binaries (docker/build-host.sh); when it\n\
+         # does not, it builds them from source and, once every check passed, writes the new\n\
+         # digest here, to be committed.\n{digest}\n"
+    );
+    Ok(std::fs::write(repo_root().join(SOURCE_DIGEST), text)?)
+}
+
+/// The folder of this build's binaries (the test runs from its `deps`), with the verifier and
+/// the trainer built there if they are not yet: workspace-wide, so that features unify as in
+/// `cargo test --workspace` and nothing else rebuilds.
+fn host_binaries() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .context("the test's target folder")?
+        .to_path_buf();
+    if !["verifier", "trainer"]
+        .iter()
+        .all(|b| dir.join(b).is_file())
+    {
+        eprintln!("building the workspace's binaries into {}", dir.display());
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "--workspace", "--locked"]);
+        if dir.ends_with("release") {
+            build.arg("--release");
+        }
+        ensure!(
+            build.current_dir(repo_root()).status()?.success(),
+            "cargo build --workspace --locked failed"
+        );
+    }
+    Ok(dir)
+}
+
 fn logs(container: &str) -> String {
     Command::new("podman")
         .args(["logs", "--tail", "40", container])
@@ -215,15 +364,68 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
         p.url()
     ));
 
-    // Images: the base images (pulled, or built from Debian packages), then compose's two:
-    // `init` and `agents` use the images of `verifier` and `trainer`, and podman-compose would
-    // build each of them twice at once if asked for every service. One at a time: built side by
-    // side, the two Dockerfiles' identical `chef` stages race, each build makes its own copy,
-    // and a later build may find the other copy and redo every layer below it (seen
-    // 2026-12-03: the trainer's PyTorch layers and dependency build, 40 min, for nothing).
-    p.compose(&["build", "verifier"])?;
-    p.compose(&["--profile", "train", "build", "trainer"])?;
-    p.log("images built");
+    // Images: the base images (pulled, or built from Debian packages), then compose's two,
+    // under the names compose.yaml gives them.
+    let digest = source_build_digest()?;
+    let committed = committed_source_digest();
+    let from_source = match std::env::var("HACRL_COMPOSE_BUILD").as_deref() {
+        Ok("source") => true,
+        Ok("host") => false,
+        Ok(other) => bail!("HACRL_COMPOSE_BUILD={other}: `source` or `host`"),
+        Err(_) => committed.as_deref() != Some(digest.as_str()),
+    };
+    if committed.as_deref() != Some(digest.as_str()) {
+        p.log(&format!(
+            "the from-source build's inputs changed since {SOURCE_DIGEST} ({digest}){}",
+            if from_source {
+                ""
+            } else {
+                ": NOT tested by this run"
+            }
+        ));
+    }
+    let all = Instant::now();
+    if from_source {
+        // `init` and `agents` use the images of `verifier` and `trainer`, and podman-compose would
+        // build each of them twice at once if asked for every service. One at a time: built side
+        // by side, the two Dockerfiles' identical `chef` stages race, each build makes its own
+        // copy, and a later build may find the other copy and redo every layer below it (seen
+        // 2026-12-03: the trainer's PyTorch layers and dependency build, 40 min, for nothing).
+        let t = Instant::now();
+        p.compose(&["build", "verifier"])?;
+        p.log(&format!(
+            "verifier image built from source in {:.0?}",
+            t.elapsed()
+        ));
+        let t = Instant::now();
+        p.compose(&["--profile", "train", "build", "trainer"])?;
+        p.log(&format!(
+            "trainer image built from source in {:.0?}",
+            t.elapsed()
+        ));
+    } else {
+        let bin = host_binaries()?;
+        for image in ["verifier", "trainer"] {
+            let t = Instant::now();
+            let out = Command::new(repo_root().join("docker/build-host.sh"))
+                .arg(image)
+                .env("HACRL_BIN_DIR", &bin)
+                .output()?;
+            ensure!(
+                out.status.success(),
+                "docker/build-host.sh {image} failed ({}):\n{}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            p.log(&format!(
+                "{image} image built from {} in {:.0?}",
+                bin.display(),
+                t.elapsed()
+            ));
+        }
+    }
+    p.log(&format!("images built in {:.0?}", all.elapsed()));
 
     // `up`: PostgreSQL healthy, then the verifier healthy, with every migration applied.
     p.compose(&["up", "-d"])?;
@@ -409,5 +611,13 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
         "the walk-through's rollout served after the restart: {page}"
     );
     p.log("restart kept the pool");
+
+    if from_source && committed.as_deref() != Some(digest.as_str()) {
+        write_source_digest(&digest)?;
+        eprintln!(
+            "\n*** The images' build from source passed with new inputs: {SOURCE_DIGEST} now \
+             holds {digest}. COMMIT IT, or the next run builds from source again. ***\n"
+        );
+    }
     Ok(())
 }
