@@ -202,8 +202,8 @@ pub struct JudgeConfig {
         default_value_t = JudgeConfig::default().confinement)]
     pub confinement: sandbox::ConfinementChoice,
     /// How runs side by side share the threads: `growing-first` (a run whose memory is growing
-    /// keeps its thread up to 3 more slices, so memory bombs reach their limit beside endless
-    /// loops, at some cost to quick runs) or `round-robin` (one slice each in turn).
+    /// keeps its thread while it grows, so memory bombs reach their limit beside endless loops,
+    /// at some cost to quick runs) or `round-robin` (one slice each in turn).
     #[arg(long = "sandbox-slicing", env = "VERIFIER_SANDBOX_SLICING",
         default_value_t = JudgeConfig::default().slicing)]
     pub slicing: sandbox::Slicing,
