@@ -281,3 +281,40 @@ async fn a_run_that_cannot_be_admitted_in_time_gets_504_with_retry_after() {
     // The service itself stays responsive meanwhile.
     assert_eq!(s.get("/healthz").await.0, 200);
 }
+
+#[tokio::test]
+async fn a_seed_fixes_what_a_program_draws_and_a_bad_one_is_refused() {
+    let s = TestService::start().await;
+    let code = "import random, time\nprint(random.random(), int(time.time()))";
+    let stdout = |v: &Value| {
+        v["run_result"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut seen = Vec::new();
+    for seed in [json!(null), json!(0), json!(7), json!(7)] {
+        let v = run_code(
+            &s,
+            json!({"code": code, "language": "python", "seed": seed}),
+        )
+        .await;
+        assert_eq!(v["status"], "Success", "{v}");
+        seen.push(stdout(&v));
+    }
+    assert_eq!(seen[0], seen[1], "no seed is seed 0");
+    assert_eq!(seen[2], seen[3], "one seed, one draw");
+    assert_ne!(seen[1], seen[2], "another seed, other numbers");
+    assert!(seen[0].trim_end().ends_with(" 1767225600"), "{}", seen[0]);
+    let (status, v) = s
+        .post(
+            "/run_code",
+            &json!({"code": code, "language": "python", "seed": -1}),
+        )
+        .await;
+    assert_eq!(
+        (status, v["error"]["field"].as_str()),
+        (422, Some("seed")),
+        "{v}"
+    );
+}
