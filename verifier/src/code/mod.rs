@@ -59,8 +59,12 @@ pub struct CodeReference {
     /// Seed of the program's random sources (WASI `random_get`), 0 when absent. Every run of a
     /// program under one seed draws the same numbers and reads the same virtual time of day,
     /// so its output and fuel repeat exactly (README, "Deterministic runs").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<u64>, minimum = 0, maximum = 1e19)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "seed"
+    )]
+    #[schema(value_type = Option<u64>, minimum = 0, maximum = 9007199254740991_f64)]
     pub seed: Option<u64>,
 }
 
@@ -79,6 +83,20 @@ fn fuel<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D:
     match positive(d)? {
         Some(n) if n.get() > MAX_FUEL => Err(serde::de::Error::custom(format!(
             "must be at most {MAX_FUEL}"
+        ))),
+        n => Ok(n),
+    }
+}
+
+/// The largest seed a request may give: 2^53 − 1, the largest integer every JSON parser reads
+/// exactly (and so what the documented range can state exactly).
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// A seed in 0..=[`MAX_SEED`] (`7` or `7.0`, as JSON Schema reads integers), or null.
+pub fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    match wire::integer::optional::<D, u64>(d)? {
+        Some(n) if n > MAX_SEED => Err(serde::de::Error::custom(format!(
+            "must be at most {MAX_SEED}"
         ))),
         n => Ok(n),
     }

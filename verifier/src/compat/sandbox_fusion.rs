@@ -67,8 +67,8 @@ pub struct RunCodeRequest {
     /// Not SandboxFusion's: the seed of the program's random sources, 0 when absent. Under one
     /// seed every run draws the same numbers and reads the same virtual time of day, so its
     /// output and fuel repeat exactly.
-    #[serde(default, deserialize_with = "wire::integer::optional")]
-    #[schema(value_type = Option<u64>, minimum = 0, maximum = 1e19)]
+    #[serde(default, deserialize_with = "crate::code::seed")]
+    #[schema(value_type = Option<u64>, minimum = 0, maximum = 9007199254740991_f64)]
     pub seed: Option<u64>,
 }
 
