@@ -13,7 +13,9 @@ ARG TORCH_VERSION=2.13.0
 # cpu: torch with only the two CUDA wheels libtorch_cpu needs (scripts/setup.d/30-torch.sh's set,
 # ~1.2 GB); cuda: with every CUDA library (~5 GB), for GPUs (compose.gpu.yaml).
 ARG TORCH_SET=cpu
-ARG BUILD=source
+# source (the default, when unset) or host. The default is written in the FROM that uses it: podman
+# 4.3's buildah takes an ARG's own default there as an image's name, never a stage's.
+ARG BUILD
 
 FROM ${RUST_IMAGE} AS chef
 RUN cargo install cargo-chef --locked --version 0.1.78
@@ -93,7 +95,7 @@ COPY --from=host torch-libs /opt/torch-libs
 COPY --from=host trainer /usr/local/bin/trainer
 COPY --from=host SmolLM2-135M-Instruct.Q4_1.gguf /opt/hacrl/smollm2/
 
-FROM from-${BUILD} AS runtime
+FROM from-${BUILD:-source} AS runtime
 COPY trainer/assets/byte-tokenizer /app/trainer/assets/byte-tokenizer
 # Run configs and their data. The agents' folder and the run outputs are named volumes in
 # compose (examples/tiny-cpu/init-agents.sh fills the first); the folders exist here, owned by

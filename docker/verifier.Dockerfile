@@ -7,7 +7,9 @@
 
 ARG RUST_IMAGE=rust:1.95-slim-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
-ARG BUILD=source
+# source (the default, when unset) or host. The default is written in the FROM that uses it: podman
+# 4.3's buildah takes an ARG's own default there as an image's name, never a stage's.
+ARG BUILD
 
 FROM ${RUST_IMAGE} AS chef
 RUN cargo install cargo-chef --locked --version 0.1.78
@@ -112,7 +114,7 @@ FROM base AS from-host
 COPY --from=host --chown=hacrl:hacrl cache /opt/hacrl/cache
 COPY --from=host verifier /usr/local/bin/verifier
 
-FROM from-${BUILD} AS runtime
+FROM from-${BUILD:-source} AS runtime
 # rustc and lld find every host library they need here (clang-19's libLLVM brought the same
 # ones as libLLVM-14 needs): the build fails if one is missing, rather than Rust at run time.
 RUN R=/opt/hacrl/cache/rust/wasi-1.63.0 \
