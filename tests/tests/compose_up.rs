@@ -4,7 +4,7 @@
 //!
 //! The images come from the Dockerfiles' host path (docker/build-host.sh: this build's binaries,
 //! the host's setup cache), unless what their build from source depends on has changed since it
-//! last passed here: then from source, as `docker compose build` does (about 45 minutes cold on 2
+//! last passed here: then from source, as `docker compose build` does (about 35 minutes cold on 2
 //! cores). `HACRL_COMPOSE_BUILD=source|host` forces one. It is `#[ignore]`d in the plain
 //! `cargo test --workspace` and run by its own step of `scripts/test`:
 //!   cargo test --workspace --locked --test compose_up -- --ignored --nocapture
