@@ -152,8 +152,8 @@ pub(super) fn update(
             };
             let mut loss = out.terms.sum(Kind::Float) / n_seq;
             if let Some(reference) = &agent.reference {
-                // The official seq-mean-token-mean: every sequence's token-mean KL, averaged
-                // over the mini-batch's sequences.
+                // The official seq-mean-token-mean: each sequence's token-mean KL, summed over
+                // the sequences `kl_scope` covers and divided by the mini-batch's sequences.
                 let ref_scores = tch::no_grad(|| reference.score_ids_at(&pairs, temperature))?;
                 let per_seq = kl_k3(
                     &scores.token_logprobs,
