@@ -33,7 +33,7 @@ const KEEP_RESIDENT: usize = 64 << 20;
 /// slot whose address space and copy-on-write heap image are already mapped, and the pages the
 /// last run dirtied are reset in place. Each page fault on a fresh mapping costs a TLB-shootdown
 /// interrupt to the other cores running sandbox threads, which made two concurrent runs slower
-/// than one with a fresh mapping per run (BENCHMARKS.md#sandbox).
+/// than one with a fresh mapping per run (docs/benchmarks/sandbox.md#sandbox).
 pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
     // Twice the permits: a slot is only released once its store is dropped, and a fallback run
     // starts right after the fast run's store goes.
@@ -55,7 +55,8 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
         // wasmtime 48.0.11 scans for every dirty page, swapped out or not, and resumes past a
         // full buffer of regions (48.0.8 stopped at 32 and decommitted the rest, which cost the
         // next run a copy-on-write fault and a TLB-shootdown interrupt per page: print(1)
-        // through HTTP with 8 workers 478 runs/s before, 1,189-1,231 after, BENCHMARKS.md §4).
+        // through HTTP with 8 workers 478 runs/s before, 1,189-1,231 after,
+        // docs/benchmarks/sandbox.md#throughput).
         .pagemap_scan(Enabled::Auto);
     let mut config = wasmtime::Config::new();
     config

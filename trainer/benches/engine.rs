@@ -84,7 +84,8 @@ fn main() -> Result<()> {
         ..SamplingParams::default()
     };
     // Training steps first: a request that kills the engine core in the sweep below (one did at
-    // batch 64 before whole prefills, BENCHMARKS.md) must not take them with it.
+    // batch 64 before whole prefills, docs/benchmarks/trainer.md#engine) must not take them
+    // with it.
     if steps > 0 {
         training_steps(&smol, &vllm.url, work.path(), steps)?;
     }

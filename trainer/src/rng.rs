@@ -6,7 +6,7 @@
 pub use splitmix::SplitMix64;
 
 /// xorshift64 (13, 7, 17): mini-batch order and warm-up batches. Kept next to splitmix64 rather
-/// than replaced by it because recorded runs (EXPERIMENTS.md) depend on its exact sequence.
+/// than replaced by it because recorded runs (docs/experiments/) depend on its exact sequence.
 pub struct XorShift64(pub u64);
 
 impl XorShift64 {
