@@ -10,16 +10,18 @@ import subprocess
 import threading
 import time
 from types import SimpleNamespace
-from typing import List, Optional
+from typing import Any, List, Optional, Tuple
 
 import pytest
 
 import hacrl
 import hacrl.scoring
 import hacrl.verl
+from hacrl.scoring import OnError
+from hacrl.types import RewardResponse
 
 
-def test_trl_reward_grades_completions_against_the_label_column(url: str):
+def test_trl_reward_grades_completions_against_the_label_column(url: str) -> None:
     fn = hacrl.trl.reward(url, label_column="answer")
     assert fn.__name__ == "hacrl"  # TRL logs each reward under its function's name
     # GRPOTrainer: prompts, completions, then every other column of the batch as a keyword.
@@ -47,7 +49,7 @@ def test_trl_reward_grades_completions_against_the_label_column(url: str):
 
 def test_trl_reward_records_rollouts_of_pool_tasks(
     client: hacrl.Client, url: str, tag: str, math_tasks: List[str]
-):
+) -> None:
     fn = hacrl.trl.reward(url, record_as=f"trl-{tag}", run=tag)
     rewards = fn(
         prompts=["q0", "q0", "q1"],
@@ -69,7 +71,9 @@ def test_trl_reward_records_rollouts_of_pool_tasks(
         raise AssertionError("expected a ValueError")
 
 
-def test_verl_compute_score_loaded_by_path_as_verl_does(url: str, monkeypatch, math_tasks: List[str]):
+def test_verl_compute_score_loaded_by_path_as_verl_does(
+    url: str, monkeypatch: pytest.MonkeyPatch, math_tasks: List[str]
+) -> None:
     monkeypatch.setenv("HACRL_URL", url)
     # verl's reward.custom_reward_function: importlib from its path, then getattr(name).
     spec = importlib.util.spec_from_file_location("custom_module", hacrl.verl.__file__)
@@ -78,8 +82,9 @@ def test_verl_compute_score_loaded_by_path_as_verl_does(url: str, monkeypatch, m
     spec.loader.exec_module(module)
     compute_score = getattr(module, "compute_score")
 
-    def score(*args, **kwargs) -> float:
-        return compute_score(*args, **kwargs)["score"]
+    def score(*args: Any, **kwargs: Any) -> float:
+        value: float = compute_score(*args, **kwargs)["score"]
+        return value
 
     assert score("openai/gsm8k", "so \\boxed{72}", "72") == 1.0
     assert score("openai/gsm8k", "so \\boxed{71}", "72", {"split": "train", "index": 0}) == 0.0
@@ -105,14 +110,16 @@ class _Scalar:
         return self.value
 
 
-def test_labels_from_array_columns_are_sent_as_plain_json(url: str, monkeypatch):
+def test_labels_from_array_columns_are_sent_as_plain_json(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fn = hacrl.trl.reward(url)
     assert fn(prompts=["p"], completions=["\\boxed{18}"], answer=[_Scalar(18)]) == [1.0]
     monkeypatch.setenv("HACRL_URL", url)
     assert hacrl.verl.compute_score("s", "\\boxed{7}", _Scalar(7))["score"] == 1.0
 
 
-def _start(binary: str, database: str, port: int) -> subprocess.Popen:
+def _start(binary: str, database: str, port: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
         [binary, "serve", "--listen", f"127.0.0.1:{port}", "--database-url", database],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -124,9 +131,11 @@ def _start(binary: str, database: str, port: int) -> subprocess.Popen:
 class _StopAfterFirstChunk(hacrl.scoring.Grader):
     """Stops the service once the first chunk is graded: an outage in the middle of a batch."""
 
-    proc: Optional[subprocess.Popen] = None
+    proc: Optional[subprocess.Popen[bytes]] = None
 
-    def post(self, queries, labels, prompts=None):
+    def post(
+        self, queries: List[str], labels: List[Any], prompts: Optional[List[str]] = None
+    ) -> RewardResponse:
         answer = super().post(queries, labels, prompts)
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
@@ -134,7 +143,7 @@ class _StopAfterFirstChunk(hacrl.scoring.Grader):
         return answer
 
 
-def test_an_outage_mid_batch_follows_the_failure_policy():
+def test_an_outage_mid_batch_follows_the_failure_policy() -> None:
     binary, database = os.environ.get("HACRL_VERIFIER_BIN"), os.environ.get("DATABASE_URL")
     if not binary or not database:
         pytest.skip("needs HACRL_VERIFIER_BIN and DATABASE_URL (scripts/test sets both)")
@@ -144,7 +153,9 @@ def test_an_outage_mid_batch_follows_the_failure_policy():
     url = f"http://127.0.0.1:{port}"
     answers, labels = ["\\boxed{1}", "\\boxed{2}", "\\boxed{3}", "\\boxed{4}"], [1, 2, 3, 5]
 
-    for policy, rest in (("none", [None, None]), ("zero", [0.0, 0.0])):
+    policies: Tuple[Tuple[OnError, List[Optional[float]]], ...] = (
+        ("none", [None, None]), ("zero", [0.0, 0.0]))
+    for policy, rest in policies:
         grader = _StopAfterFirstChunk(url, on_error=policy, batch_size=2, deadline=1.0)
         grader.proc = _start(binary, database, port)
         scores = grader.grade(answers, labels)
@@ -179,7 +190,7 @@ def model_judge(response: str, label: object) -> Optional[float]:
     return 0.5 if "pmatrix" in response else None
 
 
-def test_undecided_rows_go_to_the_callers_judge_and_the_rest_do_not(url: str):
+def test_undecided_rows_go_to_the_callers_judge_and_the_rest_do_not(url: str) -> None:
     import pickle
 
     # A 2×2 plus a 2×1 matrix: the checker cannot compare it and abstains.

@@ -10,9 +10,10 @@ import pytest
 
 import hacrl
 from conftest import REPO
+from hacrl.types import NewRollout
 
 
-def test_agents_register_idempotently_and_conflicts_name_the_field(client: hacrl.Client, tag: str):
+def test_agents_register_idempotently_and_conflicts_name_the_field(client: hacrl.Client, tag: str) -> None:
     a = client.create_agent(f"qwen-{tag}", family="qwen3", size_params=1_700_000_000)
     again = client.create_agent(f"qwen-{tag}", family="qwen3", size_params=1_700_000_000)
     assert again["id"] == a["id"]
@@ -27,7 +28,7 @@ def test_agents_register_idempotently_and_conflicts_name_the_field(client: hacrl
     assert e.value.status == 404
 
 
-def test_tasks_import_as_json_and_json_lines_and_page(client: hacrl.Client, tag: str, math_tasks: List[str]):
+def test_tasks_import_as_json_and_json_lines_and_page(client: hacrl.Client, tag: str, math_tasks: List[str]) -> None:
     # Re-importing the same tasks is a no-op.
     again = client.import_tasks(
         [{"dataset": f"py-{tag}", "external_id": "0", "kind": "math", "prompt": "question 0",
@@ -59,10 +60,10 @@ def test_tasks_import_as_json_and_json_lines_and_page(client: hacrl.Client, tag:
 
 def test_rollouts_go_in_batches_with_client_ids_and_resubmit_as_duplicates(
     client: hacrl.Client, tag: str, math_tasks: List[str]
-):
+) -> None:
     agent = client.create_agent(f"a-{tag}")["id"]
     responses = ["\\boxed{18}", "\\boxed{41}", "\\boxed{7}", "it is 18", "\\boxed{42}"]
-    rollouts = [
+    rollouts: List[NewRollout] = [
         {"task_id": math_tasks[i % 3], "agent_id": agent, "run": tag, "step": 1, "response": r,
          "logprob_mean": -0.5}
         for i, r in enumerate(responses)
@@ -85,7 +86,7 @@ def test_rollouts_go_in_batches_with_client_ids_and_resubmit_as_duplicates(
     assert (e.value.status, e.value.field) == (404, "rollouts[0].task_id")
 
 
-def test_pool_groups_capability_and_metrics(client: hacrl.Client, tag: str, math_tasks: List[str]):
+def test_pool_groups_capability_and_metrics(client: hacrl.Client, tag: str, math_tasks: List[str]) -> None:
     a = client.create_agent(f"ga-{tag}")
     b = client.create_agent(f"gb-{tag}")
     client.submit_rollouts(
@@ -119,7 +120,7 @@ def test_pool_groups_capability_and_metrics(client: hacrl.Client, tag: str, math
     assert [(m["step"], m["loss"]) for m in rows] == [(1, 0.125)]
 
 
-def test_stateless_math_code_and_run_code(client: hacrl.Client):
+def test_stateless_math_code_and_run_code(client: hacrl.Client) -> None:
     assert client.verify_math("#### 1,234", "so \\boxed{1234}")["correct"] is True
     assert client.verify_math("18", "\\boxed{17}")["correct"] is False
     assert client.verify_math("18", "\\boxed{17}")["outcome"] == "incorrect"
@@ -130,15 +131,17 @@ def test_stateless_math_code_and_run_code(client: hacrl.Client):
     assert client.verify_code(ref, "def add(a, b):\n    return a - b\n")["correct"] is False
 
     r = client.run_code("print(input()[::-1])", stdin="abc")
-    assert r["status"] == "Success" and r["run_result"]["stdout"] == "cba\n"
+    assert r["status"] == "Success" and r["run_result"] is not None
+    assert r["run_result"]["stdout"] == "cba\n"
     r = client.run_code("raise SystemExit(3)")
-    assert r["status"] == "Failed" and r["run_result"]["return_code"] == 3
+    assert r["status"] == "Failed" and r["run_result"] is not None
+    assert r["run_result"]["return_code"] == 3
     with pytest.raises(hacrl.HacrlError) as e:
         client.verify_math("1", "x" * (2 << 20))
     assert (e.value.status, e.value.field) == (422, "response")
 
 
-def test_reward_takes_any_label_as_openrlhf_sends_it(client: hacrl.Client, math_tasks: List[str]):
+def test_reward_takes_any_label_as_openrlhf_sends_it(client: hacrl.Client, math_tasks: List[str]) -> None:
     code = {"language": "python", "style": "stdio", "cases": [{"stdin": "2 3", "stdout": "5"}]}
     r = client.reward(
         ["P: \\boxed{18}", "P: \\boxed{42}", "P: ```python\na, b = map(int, input().split())\nprint(a + b)\n```", "P: 1"],
@@ -153,7 +156,7 @@ def test_reward_takes_any_label_as_openrlhf_sends_it(client: hacrl.Client, math_
     assert (e.value.status, e.value.field) == (422, "labels[0]")
 
 
-def test_the_token_from_hacrl_token_is_sent(url: str, client: hacrl.Client, monkeypatch: pytest.MonkeyPatch):
+def test_the_token_from_hacrl_token_is_sent(url: str, client: hacrl.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     # scripts/test serves with tokens and exports an admin token in HACRL_TOKEN.
     import os
 
@@ -172,7 +175,7 @@ def test_the_token_from_hacrl_token_is_sent(url: str, client: hacrl.Client, monk
     assert e.value.status == 401
 
 
-def test_a_token_over_its_rate_is_retried_after_retry_after(url: str, tag: str):
+def test_a_token_over_its_rate_is_retried_after_retry_after(url: str, tag: str) -> None:
     import os
     import subprocess
     import time
@@ -199,25 +202,26 @@ def test_a_token_over_its_rate_is_retried_after_retry_after(url: str, tag: str):
         assert time.monotonic() - started >= 0.9
 
 
-def test_errors_are_classes_by_the_services_codes(url: str, client: hacrl.Client):
-    with pytest.raises(hacrl.NotFound) as e:
+def test_errors_are_classes_by_the_services_codes(url: str, client: hacrl.Client) -> None:
+    with pytest.raises(hacrl.NotFound) as not_found:
         client.agent("no/such agent?")  # one quoted path segment, not three
-    assert (e.value.status, e.value.code, e.value.transient) == (404, "not_found", False)
-    with pytest.raises(hacrl.InvalidRequest) as e:
+    assert (not_found.value.status, not_found.value.code, not_found.value.transient) == (
+        404, "not_found", False)
+    with pytest.raises(hacrl.InvalidRequest) as invalid:
         client.verify_math("1", "x" * (2 << 20))
-    assert (e.value.status, e.value.field) == (422, "response")
-    assert isinstance(e.value, hacrl.HacrlError)
+    assert (invalid.value.status, invalid.value.field) == (422, "response")
+    assert isinstance(invalid.value, hacrl.HacrlError)
     # Nothing listens there: no answer at all, after the retries, as ConnectionFailed.
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     with hacrl.Client(closed, retries=1, backoff=0.01) as down:
-        with pytest.raises(hacrl.ConnectionFailed) as e:
+        with pytest.raises(hacrl.ConnectionFailed) as no_answer:
             down.agents()
-    assert e.value.transient and e.value.status == 0
+    assert no_answer.value.transient and no_answer.value.status == 0
 
 
-def test_the_async_client_makes_the_same_calls(url: str, tag: str, math_tasks: List[str]):
+def test_the_async_client_makes_the_same_calls(url: str, tag: str, math_tasks: List[str]) -> None:
     import asyncio
 
     async def main() -> None:
@@ -230,7 +234,7 @@ def test_the_async_client_makes_the_same_calls(url: str, tag: str, math_tasks: L
                 c.verify_math("18", "\\boxed{18}"), c.verify_math("18", "\\boxed{17}")
             )
             assert [v["outcome"] for v in verdicts] == ["correct", "incorrect"]
-            rollouts = [{"task_id": t, "agent_id": agent["id"], "run": tag, "step": 1,
+            rollouts: List[NewRollout] = [{"task_id": t, "agent_id": agent["id"], "run": tag, "step": 1,
                          "response": "\\boxed{18}"} for t in math_tasks]
             out = await c.submit_rollouts(rollouts, batch_size=2)
             assert (out["created"], len(out["results"])) == (len(math_tasks), len(math_tasks))
@@ -239,7 +243,7 @@ def test_the_async_client_makes_the_same_calls(url: str, tag: str, math_tasks: L
             seen = [t["id"] async for t in c.iter_tasks(dataset=f"py-{tag}", page_size=1)]
             assert sorted(seen) == sorted(math_tasks)
             run = await c.run_code("print(input()[::-1])", stdin="abc")
-            assert run["run_result"]["stdout"] == "cba\n"
+            assert run["run_result"] is not None and run["run_result"]["stdout"] == "cba\n"
             with pytest.raises(hacrl.NotFound):
                 await c.agent(f"nobody-{tag}")
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 import hacrl
+from hacrl.types import NewRollout
 
 
 class Relay:
@@ -82,7 +83,8 @@ class Relay:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 @pytest.fixture
@@ -112,10 +114,10 @@ def relayed_service() -> Iterator[Tuple[str, Relay]]:
 
 def test_submissions_retry_through_a_real_503_and_store_each_rollout_once(
     client: hacrl.Client, tag: str, math_tasks: List[str], relayed_service: Tuple[str, Relay]
-):
+) -> None:
     url, relay = relayed_service
     agent = client.create_agent(f"r-{tag}")["id"]
-    rollouts = [
+    rollouts: List[NewRollout] = [
         {"task_id": t, "agent_id": agent, "run": tag, "step": 1, "response": "\\boxed{18}"}
         for t in math_tasks
     ]

@@ -30,7 +30,8 @@ from typing import Any, Dict, List, Optional, Sequence
 # Absolute: OpenRLHF loads this file by path (importlib), outside its package.
 import httpx
 
-from hacrl.client import HacrlError, jsonable
+from hacrl.client import jsonable
+from hacrl.errors import HacrlError
 from hacrl.scoring import Grader, RewardUnavailable, check_on_error, missing
 
 _grader: Optional[Grader] = None

@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Literal, Optional, Sequence
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, cast
 
 from .client import Client, jsonable
 from .errors import HacrlError
+from .types import RewardResponse
 
 OnError = Literal["raise", "none", "zero"]
 ON_ERROR_VALUES = ("raise", "none", "zero")
@@ -40,7 +41,7 @@ def check_on_error(on_error: str) -> OnError:
     """`on_error` itself, or a ValueError naming the accepted values."""
     if on_error not in ON_ERROR_VALUES:
         raise ValueError(f"on_error must be one of {ON_ERROR_VALUES}, got {on_error!r}")
-    return on_error  # type: ignore[return-value]
+    return cast(OnError, on_error)
 
 
 def missing(label: Any) -> bool:
@@ -118,7 +119,7 @@ class Grader:
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         # An httpx client holds sockets and locks: each process makes its own.
         return {**self.__dict__, "_client": None}
 
@@ -155,7 +156,7 @@ class Grader:
                 continue
             logs = answer.get("extra_logs") or {}
             flags = logs.get("judge_error") or [0.0] * len(chunk)
-            right = logs.get("correct") or [None] * len(chunk)
+            right: Sequence[Optional[float]] = logs.get("correct") or [None] * len(chunk)
             abstained = logs.get("undecided") or [0.0] * len(chunk)
             for k, i in enumerate(chunk):
                 out.rewards[i] = float(answer["rewards"][k])
@@ -170,7 +171,7 @@ class Grader:
 
     def post(
         self, queries: List[str], labels: List[Any], prompts: Optional[List[str]] = None
-    ) -> Any:
+    ) -> RewardResponse:
         """One `/v1/reward` request (`queries`, already `jsonable` labels and, when given, the
         prompts the service cuts off), retried within the deadline as described above."""
         give_up = time.monotonic() + self.deadline

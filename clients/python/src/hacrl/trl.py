@@ -31,7 +31,7 @@ through `log_metric`: `hacrl/judge_errors`, `hacrl/failed`, `hacrl/unlabelled`.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .client import Client
 from .scoring import Grader, OnError, Scores, check_on_error, completion_text
@@ -78,22 +78,25 @@ class Reward:
     ) -> List[Optional[float]]:
         responses = [completion_text(c) for c in completions]
         if self.record_as is not None:
-            return self._record(responses, columns)
+            return self._record(self.record_as, responses, columns)
         labels = self._labels(columns)
         scores = self.grader.grade(responses, labels)
         _log(columns, scores)
         return [None if err else r for r, err in zip(scores.rewards, scores.judge_error)]
 
-    def _labels(self, columns: dict) -> Sequence[Any]:
+    def _labels(self, columns: Dict[str, Any]) -> Sequence[Any]:
         for key in (self.label_column, self.task_id_column):
-            if columns.get(key) is not None:
-                return columns[key]
+            labels: Optional[Sequence[Any]] = columns.get(key)
+            if labels is not None:
+                return labels
         raise ValueError(
             f"the dataset has neither a '{self.label_column}' nor a '{self.task_id_column}' "
             f"column (columns: {sorted(k for k in columns if k not in _TRAINER_KWARGS)})"
         )
 
-    def _record(self, responses: List[str], columns: dict) -> List[Optional[float]]:
+    def _record(
+        self, agent: str, responses: List[str], columns: Dict[str, Any]
+    ) -> List[Optional[float]]:
         task_ids = columns.get(self.task_id_column)
         if task_ids is None:
             raise ValueError(
@@ -101,7 +104,7 @@ class Reward:
             )
         client: Client = self.grader.client
         if self._agent_id is None:
-            self._agent_id = client.create_agent(self.record_as)["id"]  # type: ignore[arg-type]
+            self._agent_id = client.create_agent(agent)["id"]
         state = columns.get("trainer_state")
         step = int(getattr(state, "global_step", 0) or 0)
         result = client.submit_rollouts(
@@ -115,7 +118,7 @@ class Reward:
             None if x["status"] == "judge_error" else float(x["reward"]) for x in result["results"]
         ]
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         # The agent is looked up again in each process (registering is idempotent).
         return {**self.__dict__, "_agent_id": None}
 
@@ -136,7 +139,7 @@ _TRAINER_KWARGS = frozenset(
 )
 
 
-def _log(columns: dict, scores: Scores) -> None:
+def _log(columns: Dict[str, Any], scores: Scores) -> None:
     log_metric = columns.get("log_metric")
     if not callable(log_metric):
         return
