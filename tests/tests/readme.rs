@@ -106,10 +106,15 @@ fn looks_like_repo_path(w: &str) -> bool {
 
 /// The routes `verifier/src/api` serves, e.g. `/v1/agents/{agent}/capability`.
 fn routes() -> Vec<String> {
+    // The route table's rows, `api(M::GET, "/healthz", …)` and `page("/ui", …)`, however
+    // rustfmt breaks them: the first string literal after each opening.
+    let table = read("verifier/src/routes.rs");
     let mut out = Vec::new();
-    for file in ["verifier/src/api/mod.rs", "verifier/src/api/code.rs"] {
-        for part in read(file).split(".route(\"").skip(1) {
-            out.push(part.split('"').next().unwrap().to_string());
+    for opening in ["api(", "page("] {
+        for part in table.split(opening).skip(1) {
+            if let Some(path) = part.split('"').nth(1).filter(|p| p.starts_with('/')) {
+                out.push(path.to_string());
+            }
         }
     }
     assert!(out.len() > 10, "{out:?}");
@@ -187,7 +192,11 @@ fn every_path_subcommand_flag_and_route_in_the_readme_shell_blocks_exists() {
                     let generated = match w.split('/').collect::<Vec<_>>()[..] {
                         ["target", "release" | "debug", bin] => {
                             packages.contains(bin)
-                                && repo_root().join(bin).join("src/main.rs").is_file()
+                                && (repo_root().join(bin).join("src/main.rs").is_file()
+                                    || repo_root()
+                                        .join(bin)
+                                        .join(format!("src/bin/{bin}/main.rs"))
+                                        .is_file())
                         }
                         [".local", file] => up.contains(&format!("$root/.local/{file}")),
                         _ => false,

@@ -1,9 +1,9 @@
 //! The service's errors and their HTTP form, [`wire::ErrorBody`]:
 //! `{"error": {"code", "message", "field"?}}`.
 //!
-//! A [`Refusal`] is what every layer says about bad input (`ingest` as much as the handlers);
-//! [`ApiError`] adds what only a service meets (the database away, a bug) and maps each to a
-//! status, which the dashboard's HTML errors use too.
+//! A [`Refusal`] ([`crate::refusal`]) is what every layer says about bad input; [`ApiError`]
+//! adds what only a service meets (the database away, a bug, a sandbox that cannot admit a run)
+//! and maps each to a status, which the dashboard's HTML errors use too.
 
 use std::time::Duration;
 
@@ -12,48 +12,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use wire::{ErrorBody, ErrorCode, ErrorDetail};
 
-/// What is wrong with refused input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// It cannot be read at all (not UTF-8, not JSON): 400.
-    Unreadable,
-    /// The body is over the size limit: 413.
-    TooLarge,
-    /// Well-formed, with a bad value: 422.
-    Invalid,
-    /// A referenced agent, task or rollout does not exist: 404.
-    NotFound,
-    /// It conflicts with what is stored (e.g. a reused id with other content): 409.
-    Conflict,
-}
-
-/// Refused input, naming where the problem is; nothing of it was stored.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct Refusal {
-    /// What kind of problem.
-    pub fault: Fault,
-    /// Where, e.g. `rollouts[2].task_id`.
-    pub field: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl Refusal {
-    /// A refusal of `fault` naming `field`.
-    pub fn new(fault: Fault, field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            fault,
-            field: Some(field.into()),
-            message: message.into(),
-        }
-    }
-
-    /// A bad value at `field`.
-    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(Fault::Invalid, field, message)
-    }
-}
+use crate::refusal::{Fault, Refusal};
 
 /// Everything a handler can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -76,9 +35,10 @@ pub enum ApiError {
     /// The database cannot be reached; nothing was stored by this request.
     #[error("database unavailable: {0}")]
     Unavailable(String),
-    /// Every sandbox slot stays taken for longer than the request's own time budget: 503 with
-    /// `Retry-After`, sent while the client still waits (verl's client gives up after compile +
-    /// run timeouts + 10 s and counts that as a failed test).
+    /// Every sandbox slot stays taken for longer than the request's own time budget: 504 with
+    /// `Retry-After`, sent while the client still waits. SandboxFusion answers so when it cannot
+    /// run a request in time, and it is the one status verl's client retries (a 503 or a read
+    /// timeout would be final there, and would cost the sample its reward).
     #[error(
         "every sandbox slot is taken for longer than this request's time budget; retry in {} s",
         whole_seconds(*.0)
@@ -131,7 +91,8 @@ impl ApiError {
             Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Busy(_) => StatusCode::GATEWAY_TIMEOUT,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -192,6 +153,17 @@ impl From<crate::ingest::IngestError> for ApiError {
             E::Refused(r) => Self::Refused(r),
             E::Database(e) => e.into(),
             E::Internal(m) => Self::Internal(m),
+        }
+    }
+}
+
+impl From<sandbox::RunError> for ApiError {
+    fn from(e: sandbox::RunError) -> Self {
+        use sandbox::RunError as E;
+        match e {
+            E::InvalidProgram(m) => Self::invalid("code", m),
+            E::UnsupportedLanguage(m) => Self::invalid("language", m),
+            E::Busy { retry_after } => Self::Busy(retry_after),
         }
     }
 }

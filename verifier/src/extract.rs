@@ -7,8 +7,9 @@ use axum::http::request::Parts;
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, Fault, Refusal};
+use crate::error::ApiError;
 use crate::ingest::{RunName, Step};
+use crate::refusal::{Fault, Refusal};
 
 /// A JSON body, parsed with field paths in errors (400 for unreadable JSON, 422 for bad values).
 pub struct ApiJson<T>(pub T);

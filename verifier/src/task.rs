@@ -123,6 +123,6 @@ pub struct NewTask {
     pub reference: Value,
     /// Free-form metadata (difficulty, source, …), visible to agents.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = wire::json::optional_object_schema)]
     pub metadata: Option<Value>,
 }

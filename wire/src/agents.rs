@@ -21,7 +21,7 @@ pub struct Agent {
     /// Tokenizer identity.
     pub tokenizer: Option<String>,
     /// Free-form model metadata.
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::object_schema))]
     pub metadata: Value,
     /// When it was registered.
     pub created_at: DateTime<Utc>,
@@ -50,7 +50,7 @@ pub struct NewAgent {
     pub tokenizer: Option<String>,
     /// Free-form metadata.
     #[serde(default)]
-    #[cfg_attr(feature = "schema", schema(value_type = Option<Object>))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::optional_object_schema))]
     pub metadata: Option<Value>,
 }
 

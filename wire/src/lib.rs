@@ -8,12 +8,14 @@
 //! - [`runs`]: which agents have submitted a step (the barrier between agent processes).
 //! - [`training`]: one agent's metrics for one step.
 //! - [`error`]: the body of every error response and its stable codes.
+//! - [`json`]: the free-form JSON the pool stores, and its schema.
 //! - [`retry`]: which failed calls a Rust client sends again, and the waits between attempts.
 //! - [`Page`]: keyset pagination of every listing.
 
 pub mod agents;
 pub mod error;
 pub mod integer;
+pub mod json;
 pub mod retry;
 pub mod rollouts;
 pub mod runs;

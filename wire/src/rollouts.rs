@@ -61,7 +61,7 @@ pub struct NewRollout {
     pub ends_turn: Option<bool>,
     /// Free-form metadata (sampling settings, …).
     #[serde(default)]
-    #[cfg_attr(feature = "schema", schema(value_type = Option<Object>))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::optional_object_schema))]
     pub metadata: Option<Value>,
 }
 
@@ -135,7 +135,7 @@ pub struct RolloutRow {
     #[cfg_attr(feature = "schema", schema(value_type = Object))]
     pub verdict: Value,
     /// Client metadata.
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::object_schema))]
     pub metadata: Value,
 }
 
@@ -204,7 +204,7 @@ pub struct GroupMember {
     /// Version of the generating policy.
     pub policy_version: i64,
     /// Client metadata (e.g. whether generation ended with an end-of-turn token).
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::object_schema))]
     pub metadata: Value,
 }
 

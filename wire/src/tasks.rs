@@ -21,7 +21,7 @@ pub struct TaskSummary {
     /// The prompt.
     pub prompt: String,
     /// Public metadata.
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::object_schema))]
     pub metadata: Value,
     /// When it was stored.
     pub created_at: DateTime<Utc>,

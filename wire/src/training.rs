@@ -40,7 +40,7 @@ pub struct StepMetrics {
     pub grad_norm: Option<f64>,
     /// Anything else (capability, ω, timings).
     #[serde(default = "empty_object")]
-    #[cfg_attr(feature = "schema", schema(value_type = Object))]
+    #[cfg_attr(feature = "schema", schema(schema_with = crate::json::object_schema))]
     pub extra: Value,
     /// When it was written: set by the server, which rejects a request that sends one (read-only;
     /// clients read it back from responses).

@@ -9,12 +9,12 @@ use uuid::Uuid;
 use wire::{Agent, Capability, NewAgent};
 
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
 use crate::pool::{agents, capability};
+use crate::state::AppState;
 
 /// Register an agent (idempotent by name).
 #[utoipa::path(post, path = "/v1/agents", request_body = NewAgent, tag = "agents",

@@ -8,7 +8,7 @@ use sandbox::{Language, Mechanism, Runtime};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// The languages of this instance.
 #[derive(Debug, Serialize, ToSchema)]

@@ -3,19 +3,16 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use sandbox::RunError;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::doc::BodyErrors;
-use crate::app::AppState;
 use crate::code::{CodeReference, CodeVerdict};
 use crate::compat::sandbox_fusion::{RunCode, RunCodeRequest, RunCodeResponse};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
-use crate::ingest::check_size;
+use crate::refusal::check_size;
+use crate::state::AppState;
 
 /// A program to judge.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -60,30 +57,19 @@ pub async fn verify(
 pub async fn run_code(
     State(s): State<AppState>,
     ApiJson(req): ApiJson<RunCodeRequest>,
-) -> Result<Json<RunCodeResponse>, Response> {
+) -> Result<Json<RunCodeResponse>, ApiError> {
     let judge = s.scorer.code();
-    if req.fuel_limit.is_some() && !judge.sandbox().config().fuel {
-        let why = "this service does not meter fuel (--sandbox-fuel false)";
-        return Err(ApiError::invalid("fuel_limit", why).into_response());
-    }
-    let defaults = &judge.sandbox().config().default_limits;
+    let config = judge.sandbox().config();
     let RunCode {
         program,
         budget,
         names,
-    } = RunCode::prepare(req, defaults, s.limits.max_response_bytes)
-        .map_err(|r| ApiError::from(r).into_response())?;
-    let outcome = judge
-        .run_within(program, Some(budget))
-        .await
-        .map_err(|e| match e {
-            RunError::InvalidProgram(m) => ApiError::invalid("code", m).into_response(),
-            RunError::UnsupportedLanguage(m) => ApiError::invalid("language", m).into_response(),
-            RunError::Busy { retry_after } => {
-                let mut busy = ApiError::Busy(retry_after).into_response();
-                *busy.status_mut() = StatusCode::GATEWAY_TIMEOUT;
-                busy
-            }
-        })?;
+    } = RunCode::prepare(
+        req,
+        &config.default_limits,
+        config.fuel,
+        s.limits.max_response_bytes,
+    )?;
+    let outcome = judge.run_within(program, Some(budget)).await?;
     Ok(Json(names.answer(&outcome)))
 }

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use axum::http::Method;
+use utoipa::IntoResponses;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder};
-use utoipa::{IntoResponses, Modify};
 
-use crate::auth::{Access, Scope};
+use crate::auth::Access;
 
 /// A request with a JSON body: 400 unreadable, 413 over the size limit, 422 bad values.
 pub struct BodyErrors;
@@ -63,46 +63,41 @@ impl IntoResponses for ForbiddenWrite {
     }
 }
 
-/// Adds what [`crate::auth::required`] says of each operation: the bearer scheme, and 401 and
-/// 403 on every operation that needs a token (the scope it needs is in the 403's description).
-pub struct Security;
-
-impl Modify for Security {
-    fn modify(&self, doc: &mut OpenApi) {
-        doc.components
-            .get_or_insert_with(Default::default)
-            .add_security_scheme(
-                "bearer",
-                SecurityScheme::Http(
-                    HttpBuilder::new()
-                        .scheme(HttpAuthScheme::Bearer)
-                        .bearer_format("hacrl_<id>_<secret>")
-                        .description(Some("A token from `verifier token create`"))
-                        .build(),
-                ),
-            );
-        for (path, item) in doc.paths.paths.iter_mut() {
-            let ops = [
-                (Method::GET, &mut item.get),
-                (Method::POST, &mut item.post),
-                (Method::PUT, &mut item.put),
-                (Method::DELETE, &mut item.delete),
-            ];
-            for (method, op) in ops {
-                let Some(op) = op else { continue };
-                let scope = match crate::auth::required(&method, path) {
-                    Some(Access::Open) => continue,
-                    Some(Access::Scope(scope)) => scope,
-                    None => Scope::Admin,
-                };
-                op.security = Some(vec![SecurityRequirement::new::<_, _, &str>("bearer", [])]);
-                let mut statuses =
-                    errors(&[(401, "No valid token: none, unknown, revoked or expired")]);
-                let forbidden = format!("The token lacks the `{scope}` scope (or `admin`)");
-                statuses.extend(errors(&[(403, forbidden.as_str())]));
-                for (status, response) in statuses {
-                    op.responses.responses.entry(status).or_insert(response);
-                }
+/// Makes `doc` say that the service asks for tokens: the bearer scheme, and on every operation
+/// that `access` (the route table's) does not leave open, the requirement and its 401 and 403
+/// (the scope it needs is in the 403's description).
+pub fn require_tokens(doc: &mut OpenApi, access: impl Fn(&Method, &str) -> Access) {
+    doc.components
+        .get_or_insert_with(Default::default)
+        .add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("hacrl_<id>_<secret>")
+                    .description(Some("A token from `verifier token create`"))
+                    .build(),
+            ),
+        );
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let ops = [
+            (Method::GET, &mut item.get),
+            (Method::POST, &mut item.post),
+            (Method::PUT, &mut item.put),
+            (Method::DELETE, &mut item.delete),
+        ];
+        for (method, op) in ops {
+            let Some(op) = op else { continue };
+            let Access::Scope(scope) = access(&method, path) else {
+                continue;
+            };
+            op.security = Some(vec![SecurityRequirement::new::<_, _, &str>("bearer", [])]);
+            let mut statuses =
+                errors(&[(401, "No valid token: none, unknown, revoked or expired")]);
+            let forbidden = format!("The token lacks the `{scope}` scope (or `admin`)");
+            statuses.extend(errors(&[(403, forbidden.as_str())]));
+            for (status, response) in statuses {
+                op.responses.responses.entry(status).or_insert(response);
             }
         }
     }

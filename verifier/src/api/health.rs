@@ -5,8 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
 use crate::pool;
+use crate::state::AppState;
 
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200)))]

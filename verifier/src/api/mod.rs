@@ -12,15 +12,12 @@ pub mod tasks;
 pub mod training;
 pub mod verify;
 
-use axum::Router;
-use axum::routing::{get, post};
 use utoipa::OpenApi;
 
-use crate::app::AppState;
 use crate::error::ApiError;
-use doc::Security;
 
-/// The OpenAPI document served at `/openapi.json`.
+/// The OpenAPI document of the API's operations; `/openapi.json` serves it with the security
+/// the running service asks for ([`crate::routes::document`]).
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -50,35 +47,9 @@ use doc::Security;
         health::metrics,
     ),
     // Error bodies come from the shared sets of `doc` too, which name no schema themselves.
-    components(schemas(wire::ErrorBody)),
-    modifiers(&Security)
+    components(schemas(wire::ErrorBody, wire::json::StoredJson, crate::task::TaskKind))
 )]
 pub struct ApiDoc;
-
-/// The API's routes, `/openapi.json` among them.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/agents", post(agents::create).get(agents::list))
-        .route("/v1/agents/{agent}", get(agents::get))
-        .route("/v1/agents/{agent}/capability", get(agents::capability))
-        .route("/v1/tasks", post(tasks::upload).get(tasks::list))
-        .route("/v1/rollouts", post(rollouts::submit).get(rollouts::list))
-        .route("/v1/pool/groups", get(pool::groups))
-        .route("/v1/runs/{run}/steps/{step}", get(pool::step))
-        .route("/v1/metrics", post(training::record).get(training::list))
-        .route("/v1/verify/math", post(verify::math))
-        .route("/v1/reward", post(verify::reward))
-        .route("/v1/verify/code", post(code::verify))
-        .route("/run_code", post(code::run_code))
-        .route("/v1/capabilities", get(capabilities::get))
-        .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
-        .route("/metrics", get(health::metrics))
-        .route(
-            "/openapi.json",
-            get(|| async { axum::Json(ApiDoc::openapi()) }),
-        )
-}
 
 /// Rejects a page size outside 1–1000.
 pub fn check_limit(limit: i64) -> Result<(), ApiError> {

@@ -8,11 +8,11 @@ use utoipa::IntoParams;
 use wire::{Groups, StepSubmissions};
 
 use super::doc::{QueryErrors, ReadErrors};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{ApiQuery, RunStep};
 use crate::ingest::{RunName, Step};
 use crate::pool::rollouts;
+use crate::state::AppState;
 
 /// Which step's groups.
 #[derive(Debug, Deserialize, IntoParams)]

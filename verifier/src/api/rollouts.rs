@@ -8,12 +8,12 @@ use uuid::Uuid;
 use wire::{Page, Rollout, SubmitResult, SubmitRollouts};
 
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, BatchLimits, RunName, Step};
 use crate::pool::rollouts::{self, RolloutFilter};
+use crate::state::AppState;
 use crate::verdict::PublicVerdict;
 
 /// Verify a batch of rollouts and store them with their rewards in one transaction.

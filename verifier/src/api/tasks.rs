@@ -8,13 +8,13 @@ use utoipa::{IntoParams, ToSchema};
 use wire::{Page, TaskSummary, TasksStored};
 
 use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::code::CodeReference;
 use crate::error::ApiError;
 use crate::extract::{self, ApiQuery};
 use crate::ingest;
 use crate::pool::tasks::{self, TaskFilter};
+use crate::state::AppState;
 use crate::task::{AnswerShape, MathReference, NewTask, TaskKind};
 
 /// A JSON batch of tasks.
@@ -82,7 +82,7 @@ pub struct NewMathTask {
     /// The hidden gold answer.
     pub reference: MathReferenceShape,
     /// Free-form metadata, visible to agents.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = wire::json::optional_object_schema)]
     pub metadata: Option<serde_json::Value>,
 }
 
@@ -104,7 +104,7 @@ pub struct NewCodeTask {
     /// The hidden tests.
     pub reference: CodeReference,
     /// Free-form metadata, visible to agents.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = wire::json::optional_object_schema)]
     pub metadata: Option<serde_json::Value>,
 }
 

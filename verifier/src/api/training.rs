@@ -8,12 +8,12 @@ use uuid::Uuid;
 use wire::StepMetrics;
 
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
 use crate::pool::{agents, training};
+use crate::state::AppState;
 
 /// Record (or overwrite) one agent's metrics for one step.
 #[utoipa::path(post, path = "/v1/metrics", tag = "training", request_body = StepMetrics,

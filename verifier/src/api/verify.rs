@@ -10,14 +10,14 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::doc::{BodyErrors, ReadErrors};
-use crate::app::AppState;
 use crate::compat::openrlhf::{self, Label, Query, RewardRequest, RewardResponse};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
-use crate::ingest::check_size;
 use crate::math;
 use crate::pool::tasks::{self, ScoringTask};
+use crate::refusal::check_size;
 use crate::scoring::{Score, Scorer};
+use crate::state::AppState;
 
 /// A math answer to check.
 #[derive(Debug, Deserialize, ToSchema)]

@@ -1,27 +1,23 @@
-//! Who may call what: bearer tokens ([`token`]) with scopes, checked in one place — the
-//! [`authenticate`] layer reads the route's [`Access`] from [`required`], the one table of
-//! routes and scopes, and hands the handler a [`Caller`]. Handlers that write for an agent ask
-//! the caller whether it may ([`Caller::may_write_as`]).
+//! Who may call what: bearer tokens ([`token`]) with scopes. Each route's [`Access`] is declared
+//! once, in [`crate::routes`]; its guard ([`crate::middleware::guard`]) [`check`]s the token and
+//! hands the handler a [`Caller`]. Handlers that write for an agent ask the caller whether it
+//! may ([`Caller::may_write_as`]).
 
 pub mod manage;
 pub mod quota;
 pub mod token;
 
 use std::fmt;
-use std::time::Instant;
 
-use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::Utc;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::pool::{agents, tokens};
 use quota::Quota;
@@ -72,41 +68,6 @@ pub enum Access {
     Open,
     /// A token with this scope (or `admin`).
     Scope(Scope),
-}
-
-/// The access each route needs, by method and route pattern; `None` for a route missing here,
-/// which the layer treats as `admin` (closed until someone decides) and a test refuses.
-///
-/// `/healthz`, `/readyz` and `/metrics` are open: kubelets and Prometheus scrape them without
-/// credentials, and they hold no pool content (counts, never tokens). `/openapi.json` and
-/// `/docs` describe the API, which is public.
-pub fn required(method: &Method, route: &str) -> Option<Access> {
-    use Scope::*;
-    let read = *method == Method::GET || *method == Method::HEAD;
-    let scope = match (read, route) {
-        (_, "/" | "/healthz" | "/readyz" | "/metrics" | "/openapi.json") => {
-            return Some(Access::Open);
-        }
-        (_, r) if r == "/docs" || r.starts_with("/docs/") => return Some(Access::Open),
-        (true, "/v1/capabilities") => Score,
-        (false, "/v1/verify/math" | "/v1/verify/code" | "/v1/reward" | "/run_code") => Score,
-        (
-            true,
-            "/v1/agents"
-            | "/v1/agents/{agent}"
-            | "/v1/agents/{agent}/capability"
-            | "/v1/tasks"
-            | "/v1/rollouts"
-            | "/v1/pool/groups"
-            | "/v1/runs/{run}/steps/{step}"
-            | "/v1/metrics",
-        ) => Read,
-        (true, r) if r == "/ui" || r.starts_with("/ui/") => Read,
-        (false, "/v1/agents" | "/v1/rollouts" | "/v1/metrics") => Write,
-        (false, "/v1/tasks") => Admin,
-        _ => return None,
-    };
-    Some(Access::Scope(scope))
 }
 
 /// Whether the service asks for tokens.
@@ -255,51 +216,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
-/// The layer in front of every route: checks the token the route's [`Access`] asks for and
-/// hands the handler its [`Caller`]; refusals are 401 (no valid token) or 403 (no scope).
-pub async fn authenticate(State(s): State<AppState>, mut req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("", MatchedPath::as_str);
-    let access = required(req.method(), route).unwrap_or(Access::Scope(Scope::Admin));
-    let caller = match (s.auth, access) {
-        (Auth::Open, _) | (_, Access::Open) => Ok(Caller::Anyone),
-        (Auth::Tokens, Access::Scope(scope)) => check(&s.db, req.headers(), scope).await,
-    };
-    let admitted = caller.and_then(|caller| {
-        let admission = match &caller {
-            Caller::Token(g) => s.quotas.admit(
-                g.id,
-                g.quota.or(s.quotas.defaults),
-                runs_code(req.method(), route),
-                Instant::now(),
-            )?,
-            Caller::Anyone => None,
-        };
-        Ok((caller, admission))
-    });
-    match admitted {
-        Ok((caller, _admission)) => {
-            req.extensions_mut().insert(caller);
-            // The sandbox share is held until the response is made.
-            next.run(req).await
-        }
-        Err(e) => e.into_response(),
-    }
-}
-
-/// Whether a route may run programs in the sandbox (what a token's sandbox share counts).
-pub fn runs_code(method: &Method, route: &str) -> bool {
-    *method == Method::POST
-        && matches!(
-            route,
-            "/run_code" | "/v1/verify/code" | "/v1/reward" | "/v1/rollouts"
-        )
-}
-
 /// Checks the presented token for `scope`.
-async fn check(db: &PgPool, headers: &HeaderMap, scope: Scope) -> Result<Caller, ApiError> {
+pub async fn check(db: &PgPool, headers: &HeaderMap, scope: Scope) -> Result<Caller, ApiError> {
     let token = presented(headers)?;
     let row = tokens::get(db, token.id).await?;
     // An unknown id costs the same digest and comparison as a known one.

@@ -1,5 +1,6 @@
 //! Judging generated programs against a task's tests, inside the sandbox.
 
+pub mod budget;
 pub mod compare;
 pub mod extract;
 pub mod harness;
@@ -15,6 +16,7 @@ use sandbox::{Language, Limits, Outcome, Program, RunError, Sandbox};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use budget::TimeBudget;
 pub use extract::Extraction;
 use styles::Judged;
 pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
@@ -48,7 +50,7 @@ pub struct CodeReference {
     /// A deterministic CPU budget per program run, in wasm fuel (about one unit per
     /// instruction). With it the verdict does not depend on load or on the machine: a run that
     /// uses it up is a `timeout`, and the wall clock only guards the service, at
-    /// [`FUEL_WALL_GUARD`] times its `--sandbox-time-limit-ms` (`time_limit_ms` is then unused).
+    /// [`budget::FUEL_WALL_GUARD`] times its `--sandbox-time-limit-ms` (`time_limit_ms` is then unused).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -101,10 +103,6 @@ pub fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Er
         n => Ok(n),
     }
 }
-
-/// How many times the service's wall-clock limit a fuel-budgeted run may take: load may slow it
-/// that much before the clock, not its budget, ends it.
-pub const FUEL_WALL_GUARD: u32 = 10;
 
 /// A positive integer (`5000` or `5000.0`, as JSON Schema reads integers), or null.
 fn positive<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NonZeroU64>, D::Error> {
@@ -203,7 +201,7 @@ pub struct JudgeConfig {
         default_value_t = JudgeConfig::default().memory_mb)]
     pub memory_mb: u64,
     /// Meter wasm fuel, so verdicts report `fuel_used`; `false` makes the full Python runtime
-    /// about a quarter faster (BENCHMARKS.md#sandbox).
+    /// about a quarter faster (docs/benchmarks/sandbox.md#sandbox).
     #[arg(long = "sandbox-fuel", env = "VERIFIER_SANDBOX_FUEL",
         default_value_t = JudgeConfig::default().fuel, action = clap::ArgAction::Set)]
     pub fuel: bool,
@@ -410,27 +408,25 @@ impl Judge {
             );
         };
         let (code, extraction) = extract::program(response, language);
-        let mut limits = self.limits.clone();
         let seed = reference.seed.unwrap_or(0);
-        match (reference.fuel_limit, reference.time_limit_ms) {
-            (Some(_), _) if !self.fuel => {
+        let budget = match (reference.fuel_limit, reference.time_limit_ms) {
+            (Some(fuel), _) => TimeBudget::Fuel(fuel.get()),
+            (None, Some(ms)) => {
+                TimeBudget::WallTime(self.limits.wall_time.min(Duration::from_millis(ms.get())))
+            }
+            (None, None) => TimeBudget::Default,
+        };
+        let limits = match budget::for_request(&self.limits, self.fuel, budget) {
+            Ok(limits) => limits,
+            Err(r) => {
+                let field = r.field.as_deref().unwrap_or("reference");
                 return CodeVerdict::not_judged(
-                    Unjudged::InvalidReference(
-                        "fuel_limit: this service does not meter fuel (--sandbox-fuel)".into(),
-                    ),
+                    Unjudged::InvalidReference(format!("{field}: {}", r.message)),
                     language.as_str(),
                     extraction,
                 );
             }
-            (Some(fuel), _) => {
-                limits.fuel = Some(fuel.get());
-                limits.wall_time *= FUEL_WALL_GUARD;
-            }
-            (None, Some(ms)) => {
-                limits.wall_time = limits.wall_time.min(Duration::from_millis(ms.get()));
-            }
-            (None, None) => {}
-        }
+        };
         if !self.sandbox.supports(language) {
             return CodeVerdict::not_judged(
                 Unjudged::UnsupportedLanguage(format!(

@@ -12,9 +12,9 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::code::{CodeReference, Scoring, StdioCase, Tests};
-use crate::error::{Fault, Refusal};
-use crate::ingest::check_size;
 use crate::math::Outcome;
+use crate::refusal::check_size;
+use crate::refusal::{Fault, Refusal};
 use crate::scoring::{Score, ScoreStatus};
 use crate::task::{Reference, TaskKind};
 use crate::verdict::Verdict;

@@ -12,9 +12,9 @@ use sandbox::{Language, Limits, Outcome, Program, ProgramFile, Status};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::code::{FUEL_WALL_GUARD, MAX_FUEL};
-use crate::error::Refusal;
-use crate::ingest::check_size;
+use crate::code::budget::{self, TimeBudget};
+use crate::refusal::Refusal;
+use crate::refusal::check_size;
 
 /// SandboxFusion's `RunCodeRequest` (Python, C, C++, Lua, SQL, JavaScript, Ruby and TypeScript
 /// are supported here).
@@ -220,11 +220,13 @@ pub struct RunCode {
 pub struct FetchNames(BTreeMap<String, String>);
 
 impl RunCode {
-    /// Checks `req` and translates it, starting from the sandbox's `defaults`; the code may be
-    /// up to `max_code_bytes` long. A refusal names the request's field.
+    /// Checks `req` and translates it, starting from the sandbox's `defaults` (`metered`: whether
+    /// it meters fuel); the code may be up to `max_code_bytes` long. A refusal names the
+    /// request's field.
     pub fn prepare(
         req: RunCodeRequest,
         defaults: &Limits,
+        metered: bool,
         max_code_bytes: usize,
     ) -> Result<Self, Refusal> {
         check_size("code", &req.code, max_code_bytes)?;
@@ -237,21 +239,12 @@ impl RunCode {
                 ),
             )
         })?;
-        let mut limits = defaults.clone();
-        limits.wall_time = seconds("run_timeout", req.run_timeout)?;
-        match req.fuel_limit {
-            Some(fuel) if fuel == 0 || fuel > MAX_FUEL => {
-                return Err(Refusal::invalid(
-                    "fuel_limit",
-                    format!("fuel_limit must be in 1..={MAX_FUEL}"),
-                ));
-            }
-            Some(fuel) => {
-                limits.fuel = Some(fuel);
-                limits.wall_time *= FUEL_WALL_GUARD;
-            }
-            None => {}
-        }
+        let own = Limits {
+            wall_time: seconds("run_timeout", req.run_timeout)?,
+            ..defaults.clone()
+        };
+        let budget = req.fuel_limit.map_or(TimeBudget::Default, TimeBudget::Fuel);
+        let mut limits = budget::for_request(&own, metered, budget)?;
         limits.compile_time = seconds("compile_timeout", req.compile_timeout)?;
         match req.memory_limit_mb {
             -1 => {}
@@ -424,7 +417,7 @@ mod tests {
     }
 
     fn prepare(json: serde_json::Value) -> Result<RunCode, Refusal> {
-        RunCode::prepare(request(json), &Limits::default(), 1 << 20)
+        RunCode::prepare(request(json), &Limits::default(), true, 1 << 20)
     }
 
     #[test]

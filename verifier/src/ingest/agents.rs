@@ -2,8 +2,8 @@
 
 use wire::NewAgent;
 
-use super::{check_json, check_text};
-use crate::error::Refusal;
+use crate::refusal::Refusal;
+use crate::refusal::{check_json, check_text};
 
 /// Checks an agent to register: a name of at most 200 bytes that is not blank, a positive size,
 /// metadata that is a JSON object the pool can store.

@@ -2,8 +2,9 @@
 
 use wire::StepMetrics;
 
-use super::{RunName, Step, check_json};
-use crate::error::Refusal;
+use super::{RunName, Step};
+use crate::refusal::Refusal;
+use crate::refusal::check_json;
 
 /// Checks metrics to record: a valid run and step, no client-set `created_at`, `extra` a JSON
 /// object the pool can store.

@@ -9,10 +9,11 @@ use sqlx::PgPool;
 use uuid::Uuid;
 use wire::{NewRollout, RolloutResult, RolloutRow, SubmitResult};
 
-use super::{IngestError, RunName, Step, check_json, check_text};
-use crate::error::{Fault, Refusal};
+use super::{IngestError, RunName, Step};
 use crate::pool::rollouts;
 use crate::pool::{agents, tasks};
+use crate::refusal::{Fault, Refusal};
+use crate::refusal::{check_json, check_text};
 use crate::scoring::Scorer;
 use crate::task::Reference;
 use crate::verdict::PublicVerdict;

@@ -6,10 +6,11 @@ use sqlx::PgPool;
 use uuid::Uuid;
 use wire::{TaskOutcome, TaskStored, TasksStored};
 
-use super::{IngestError, check_json, check_text};
+use super::IngestError;
 use crate::dataset;
-use crate::error::{Fault, Refusal};
 use crate::pool::tasks::{self, InsertError, TaskRow};
+use crate::refusal::{Fault, Refusal};
+use crate::refusal::{check_json, check_text};
 use crate::task::{NewTask, Reference};
 
 /// Stores checked `rows` (from [`validate_tasks`]); a task already stored under the same

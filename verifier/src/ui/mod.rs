@@ -15,43 +15,26 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::get;
+use axum::response::{Html, IntoResponse, Response};
 use minijinja::value::Serde;
 use minijinja::{Environment, Value, context};
 use serde::{Deserialize, Serialize};
-use utoipa_swagger_ui::{Config, SwaggerUi};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{ApiQuery, RunPath, RunStep};
-use crate::ingest::{RunName, check_text};
+use crate::ingest::RunName;
 use crate::pool::dashboard::{self, StepAccuracy};
+use crate::refusal::check_text;
+use crate::state::AppState;
 
 /// Most rollouts the task page lists.
 const TASK_ROLLOUTS: i64 = 500;
 /// How long a live poll waits for the run to change, in one-second probes.
 const LIVE_PROBES: u32 = 20;
-
-/// The dashboard's and the docs' routes.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/", get(|| async { Redirect::to("/ui") }))
-        .route("/ui", get(runs))
-        .route("/ui/", get(|| async { Redirect::to("/ui") }))
-        .route("/ui/runs/{run}", get(run))
-        .route("/ui/runs/{run}/live", get(live))
-        .route("/ui/runs/{run}/steps/{step}", get(step))
-        .route("/ui/tasks/{task}", get(task))
-        .route("/ui/{*rest}", get(unknown))
-        // The validator badge would call validator.swagger.io: nothing leaves the host.
-        .merge(SwaggerUi::new("/docs").config(Config::from("/openapi.json").validator_url("none")))
-}
 
 /// A failed page: the API's error, rendered as an HTML page with the same status and field.
 #[derive(Debug)]
@@ -69,8 +52,8 @@ impl From<sqlx::Error> for PageError {
     }
 }
 
-impl From<crate::error::Refusal> for PageError {
-    fn from(e: crate::error::Refusal) -> Self {
+impl From<crate::refusal::Refusal> for PageError {
+    fn from(e: crate::refusal::Refusal) -> Self {
         Self(e.into())
     }
 }
@@ -185,7 +168,7 @@ async fn live_context(s: &AppState, run: &RunName, version: &str) -> Result<Valu
 }
 
 /// `GET /ui`: every run.
-async fn runs(State(s): State<AppState>) -> Result<Html<String>, PageError> {
+pub async fn runs(State(s): State<AppState>) -> Result<Html<String>, PageError> {
     #[derive(Serialize)]
     struct Row {
         run: String,
@@ -213,7 +196,7 @@ async fn runs(State(s): State<AppState>) -> Result<Html<String>, PageError> {
 }
 
 /// `GET /ui/runs/{run}`: the run's curves and steps.
-async fn run(
+pub async fn run(
     State(s): State<AppState>,
     path: Result<RunPath, ApiError>,
 ) -> Result<Html<String>, PageError> {
@@ -235,14 +218,14 @@ fn no_run(run: &RunName) -> PageError {
 /// Which rendering the page shows.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LiveQuery {
+pub struct LiveQuery {
     /// The `data-version` of the page's rendering.
     after: String,
 }
 
 /// `GET /ui/runs/{run}/live?after=V`: the run's live part once it differs from version V
 /// (at once if it already does), or 204 when it has not changed for a while.
-async fn live(
+pub async fn live(
     State(s): State<AppState>,
     path: Result<RunPath, ApiError>,
     ApiQuery(q): ApiQuery<LiveQuery>,
@@ -265,7 +248,7 @@ async fn live(
 }
 
 /// `GET /ui/runs/{run}/steps/{step}`: every agent's responses per task of one step.
-async fn step(
+pub async fn step(
     State(s): State<AppState>,
     path: Result<RunStep, ApiError>,
 ) -> Result<Html<String>, PageError> {
@@ -296,7 +279,7 @@ async fn step(
 }
 
 /// `GET /ui/tasks/{task}`: a task's prompt and its rollouts across runs.
-async fn task(
+pub async fn task(
     State(s): State<AppState>,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Html<String>, PageError> {
@@ -326,7 +309,7 @@ async fn task(
 }
 
 /// Any other `/ui/…` path.
-async fn unknown() -> PageError {
+pub async fn unknown() -> PageError {
     PageError(ApiError::not_found("path", "no such page"))
 }
 

@@ -6,7 +6,8 @@ use reqwest::Method;
 use verifier::auth::manage::{self, TokenSpec};
 use verifier::auth::quota::Quota;
 use verifier::auth::token::Token;
-use verifier::auth::{self, Access, Scope};
+use verifier::auth::{Access, Scope};
+use verifier::routes;
 
 use super::*;
 
@@ -72,19 +73,6 @@ async fn call(
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
-/// Routes that are not in the OpenAPI document (the dashboard, the docs).
-const PAGES: &[&str] = &[
-    "/",
-    "/openapi.json",
-    "/docs/",
-    "/ui",
-    "/ui/runs/{run}",
-    "/ui/runs/{run}/live",
-    "/ui/runs/{run}/steps/{step}",
-    "/ui/tasks/{task}",
-    "/ui/{*rest}",
-];
-
 #[tokio::test]
 async fn every_route_asks_for_its_scope_and_admin_passes_everywhere() {
     let s = TestService::start_with_tokens().await;
@@ -103,14 +91,18 @@ async fn every_route_asks_for_its_scope_and_admin_passes_everywhere() {
     ];
     let (status, doc) = call(&s, Method::GET, "/openapi.json", None, &Value::Null).await;
     assert_eq!(status, 200);
-    let mut routes: Vec<(Method, String)> =
-        PAGES.iter().map(|p| (Method::GET, p.to_string())).collect();
+    // The pages (outside the document) from the table, and the Swagger UI beside it.
+    let mut routes: Vec<(Method, String)> = (routes::table().into_iter())
+        .filter(|r| r.kind == routes::Kind::Page)
+        .map(|r| (r.method, r.path.to_string()))
+        .chain([(Method::GET, "/docs/".to_string())])
+        .collect();
     for (path, ops) in doc["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {
             let method: Method = method.to_uppercase().parse().unwrap();
             routes.push((method.clone(), path.clone()));
             // The document says what the table says.
-            if auth::required(&method, path) != Some(Access::Open) {
+            if routes::access(&method, path) != Some(Access::Open) {
                 let at = format!("{method} {path}");
                 assert!(op["responses"].get("401").is_some(), "{at} lists no 401");
                 assert!(op["responses"].get("403").is_some(), "{at} lists no 403");
@@ -121,8 +113,8 @@ async fn every_route_asks_for_its_scope_and_admin_passes_everywhere() {
     for (method, route) in routes {
         let at = format!("{method} {route}");
         // A route missing from the table fails here: each route needs a decision.
-        let access = auth::required(&method, &route)
-            .unwrap_or_else(|| panic!("{at} has no scope in auth::required"));
+        let access = routes::access(&method, &route)
+            .unwrap_or_else(|| panic!("{at} is not in the route table"));
         let path = route
             .replace("{agent}", "a")
             .replace("{run}", "r")

@@ -18,7 +18,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 use support::{Proxy, TestService};
-use verifier::app::Limits;
+use verifier::state::RequestLimits;
 
 const GSM8K: &str = "../data/gsm8k_test.jsonl";
 const HUMANEVAL: &str = "../data/HumanEval.jsonl.gz";

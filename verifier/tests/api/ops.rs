@@ -5,10 +5,10 @@ use super::*;
 #[tokio::test]
 async fn oversized_bodies_and_unknown_routes_get_json_errors() {
     let s = TestService::start_with(
-        Limits {
+        RequestLimits {
             max_body_bytes: 1024,
             max_batch: 2,
-            ..Limits::default()
+            ..RequestLimits::default()
         },
         None,
     )
@@ -132,7 +132,7 @@ async fn operations_endpoints() {
 #[tokio::test]
 async fn database_outage_answers_503_and_loses_nothing_acknowledged() {
     let proxy = Proxy::start().await;
-    let s = TestService::start_with(Limits::default(), Some(proxy.addr)).await;
+    let s = TestService::start_with(RequestLimits::default(), Some(proxy.addr)).await;
     let tasks = math_tasks(&s, 2).await;
     let a = s.agent("a").await;
     let acked = json!({"rollouts": [rollout(&uuid(), &tasks[0], &a, 0, "\\boxed{0}"), rollout(&uuid(), &tasks[1], &a, 0, "\\boxed{0}")]});

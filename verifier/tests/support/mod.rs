@@ -10,8 +10,9 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
-use verifier::app::{self, AppState, Limits};
+use verifier::app;
 use verifier::auth::Auth;
+use verifier::state::{AppState, RequestLimits};
 use verifier::{code, pool};
 
 pub use testkit::{database_url, with_schema};
@@ -41,24 +42,24 @@ pub struct TestService {
 impl TestService {
     /// Starts the service on a fresh schema.
     pub async fn start() -> Self {
-        Self::start_with(Limits::default(), None).await
+        Self::start_with(RequestLimits::default(), None).await
     }
 
     /// Starts the service with `limits`; its database traffic goes through `via` when given
     /// (a proxy the test can cut), while `db` always connects directly.
-    pub async fn start_with(limits: Limits, via: Option<SocketAddr>) -> Self {
+    pub async fn start_with(limits: RequestLimits, via: Option<SocketAddr>) -> Self {
         Self::start_full(limits, via, code::JudgeConfig::default(), Auth::Open).await
     }
 
     /// Starts the service with its sandbox set up by `sandbox`.
     pub async fn start_with_sandbox(sandbox: code::JudgeConfig) -> Self {
-        Self::start_full(Limits::default(), None, sandbox, Auth::Open).await
+        Self::start_full(RequestLimits::default(), None, sandbox, Auth::Open).await
     }
 
     /// Starts a service that asks every caller for a token.
     pub async fn start_with_tokens() -> Self {
         Self::start_full(
-            Limits::default(),
+            RequestLimits::default(),
             None,
             code::JudgeConfig::default(),
             Auth::Tokens,
@@ -67,7 +68,7 @@ impl TestService {
     }
 
     async fn start_full(
-        limits: Limits,
+        limits: RequestLimits,
         via: Option<SocketAddr>,
         sandbox: code::JudgeConfig,
         auth: Auth,
