@@ -171,8 +171,8 @@ fn main() -> Result<()> {
     let logits = tch::no_grad(|| {
         policy.model().forward(
             &ids,
-            &trainer::models::llama::positions_from_valid(&valid),
-            &trainer::models::llama::attention_mask(&valid, 0, n),
+            &trainer::models::mask::positions_from_valid(&valid),
+            &trainer::models::mask::attention_mask(&valid, 0, n),
             None,
         )
     });

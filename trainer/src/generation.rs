@@ -3,7 +3,7 @@
 use anyhow::{Result, ensure};
 use tch::{Device, Kind, Tensor};
 
-use crate::models::llama::{attention_mask, positions_from_valid};
+use crate::models::mask::{attention_mask, positions_from_valid};
 use crate::models::{KvCache, Model};
 
 /// How to sample.

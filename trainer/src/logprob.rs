@@ -5,7 +5,7 @@ use tch::{Kind, Tensor};
 
 use crate::generation::left_pad;
 use crate::models::Model;
-use crate::models::llama::{attention_mask, positions_from_valid};
+use crate::models::mask::{attention_mask, positions_from_valid};
 
 /// Per-token and per-sequence log-probs of a batch of responses.
 #[derive(Debug)]

@@ -236,7 +236,7 @@ impl Policy {
         stop_ids.extend(config.eos_token_id.iter().flat_map(|e| e.to_vec()));
         if let Some(gc) = &files.generation_config
             && let Ok(ids) =
-                serde_json::from_value::<crate::models::llama::TokenIds>(gc["eos_token_id"].clone())
+                serde_json::from_value::<crate::models::TokenIds>(gc["eos_token_id"].clone())
         {
             stop_ids.extend(ids.to_vec());
         }

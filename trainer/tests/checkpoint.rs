@@ -19,8 +19,8 @@ fn logits(p: &Policy) -> Tensor {
         let n = ids.len() as i64;
         p.model().forward(
             &t,
-            &trainer::models::llama::positions_from_valid(&valid),
-            &trainer::models::llama::attention_mask(&valid, 0, n),
+            &trainer::models::mask::positions_from_valid(&valid),
+            &trainer::models::mask::attention_mask(&valid, 0, n),
             None,
         )
     })

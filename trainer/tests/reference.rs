@@ -9,7 +9,8 @@ use tch::nn::VarStore;
 use tch::{Device, Kind, Tensor};
 use trainer::SamplingParams;
 use trainer::generation::{left_pad, sample};
-use trainer::models::llama::{self, attention_mask, positions_from_valid};
+use trainer::models::llama;
+use trainer::models::mask::{attention_mask, positions_from_valid};
 use trainer::models::{Config, Model, ModelType, WeightInit};
 
 struct Reference {

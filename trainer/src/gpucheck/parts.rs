@@ -12,7 +12,7 @@ use tch::{Device, Kind, Tensor};
 use super::flops::{self, synchronize};
 use super::{ModelSpec, SyntheticBatch, Target, kind_name, open_device, report, write_part};
 use crate::SamplingParams;
-use crate::models::llama::{attention_mask, positions_from_valid};
+use crate::models::mask::{attention_mask, positions_from_valid};
 use crate::policy::Policy;
 
 /// Chat prompts the batches cycle through (the content matters only to the tokenizer).

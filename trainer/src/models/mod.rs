@@ -1,10 +1,17 @@
-//! Model architecture families, one folder each (candle-transformers style), behind one
-//! [`Model`] that generation, scoring and training use whatever the family.
+//! Model architecture families behind one [`Model`] that generation, scoring and training use
+//! whatever the family (candle-transformers style): the shared layers (`blocks`: linear, norm,
+//! RoPE, MLP, KV cache, masks, the attention step), the config every family reports
+//! ([`config`]), and one module per family holding only what is its own.
 
+mod blocks;
+pub mod config;
 pub mod gemma3;
 pub mod llama;
 
-pub use llama::{Config, KvCache, ModelType, WeightInit};
+pub use blocks::cache::KvCache;
+pub use blocks::linear::WeightInit;
+pub use blocks::mask;
+pub use config::{Config, ModelType, RopeScaling, RopeType, TokenIds};
 
 use anyhow::{Context, Result};
 use tch::Tensor;
@@ -57,7 +64,10 @@ impl Model {
         }
     }
 
-    /// Final hidden states [B, T, hidden]; see [`llama::Model::forward_hidden`].
+    /// Final hidden states [B, T, hidden] for `input_ids` [B, T] at `positions` [B, T].
+    ///
+    /// `mask` [B, 1, T, S] (bool, true = may attend; [`mask::attention_mask`]) covers the
+    /// S = cached + T keys. With a cache the new keys/values are appended to it.
     pub fn forward_hidden(
         &self,
         input_ids: &Tensor,
@@ -79,7 +89,7 @@ impl Model {
         }
     }
 
-    /// Logits [B, T, vocab]; see [`llama::Model::forward_hidden`] for the arguments.
+    /// Logits [B, T, vocab]; see [`Model::forward_hidden`] for the arguments.
     pub fn forward(
         &self,
         input_ids: &Tensor,

@@ -9,7 +9,7 @@ use tch::{Device, Kind, Tensor};
 use trainer::SamplingParams;
 use trainer::generation::{left_pad, sample};
 use trainer::logprob::score;
-use trainer::models::llama::{attention_mask, positions_from_valid};
+use trainer::models::mask::{attention_mask, positions_from_valid};
 use trainer::models::{Model, WeightInit};
 
 const PAD: i64 = 0;

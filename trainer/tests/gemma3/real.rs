@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use tch::{Device, Kind, Tensor};
-use trainer::models::llama::{attention_mask, positions_from_valid};
+use trainer::models::mask::{attention_mask, positions_from_valid};
 use trainer::{Message, Policy};
 
 /// Maths, code, non-ASCII, whitespace runs, special tokens and byte fallback.

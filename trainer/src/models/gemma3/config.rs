@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use anyhow::{Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use crate::models::llama::{self, ModelType, RopeScaling, RopeType, TokenIds};
+use crate::models::blocks::rope::{self, RopeScaling, RopeType};
+use crate::models::config::{self as common, ModelType, TokenIds};
 
 /// What one layer attends to (`layer_types` in config.json).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -201,7 +202,7 @@ impl Config {
 
     /// RoPE inverse frequencies (head_dim / 2) of one layer type.
     pub fn rope_inv_freq(&self, layer: LayerType) -> Result<Vec<f64>> {
-        let (theta, linear) = match self.rope_parameters.as_ref().and_then(|p| p.get(&layer)) {
+        let (theta, factor) = match self.rope_parameters.as_ref().and_then(|p| p.get(&layer)) {
             Some(p) => match p.rope_type {
                 RopeType::Default => (p.rope_theta, 1.0),
                 RopeType::Linear => (p.rope_theta, p.factor.unwrap_or(1.0)),
@@ -215,16 +216,14 @@ impl Config {
                 Some(_) => bail!("llama3 RoPE scaling is not supported for Gemma 3"),
             },
         };
-        let d = self.head_dim as f64;
-        Ok((0..self.head_dim / 2)
-            .map(|i| 1.0 / theta.powf(2.0 * i as f64 / d) / linear)
-            .collect())
+        let scaling = RopeScaling::linear(factor);
+        Ok(rope::inv_freq(self.head_dim, theta, Some(&scaling)))
     }
 
     /// The family-independent view of the sizes (vocabulary, context, widths) that the rest of
     /// the trainer reads from any model's config.
-    pub fn common(&self) -> llama::Config {
-        llama::Config {
+    pub fn common(&self) -> common::Config {
+        common::Config {
             model_type: self.model_type,
             vocab_size: self.vocab_size,
             hidden_size: self.hidden_size,

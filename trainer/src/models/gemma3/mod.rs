@@ -10,34 +10,17 @@ mod config;
 pub use config::{Config, LayerType, RopeParameters};
 
 use anyhow::Result;
-use tch::nn::{Init, Path};
-use tch::{Kind, Tensor};
+use tch::Tensor;
+use tch::nn::Path;
 
-use super::llama::{KvCache, Linear, WeightInit, apply_rope};
-
-/// Gemma's RMSNorm: normalised and scaled by (1 + w) in f32, then cast back (unlike Llama, which
-/// casts before scaling). Weights start at zero, i.e. unit scale.
-#[derive(Debug)]
-struct RmsNorm {
-    weight: Tensor,
-    eps: f64,
-}
-
-impl RmsNorm {
-    fn new(p: Path, dim: i64, eps: f64) -> Self {
-        Self {
-            weight: p.var("weight", &[dim], Init::Const(0.0)),
-            eps,
-        }
-    }
-
-    fn forward(&self, x: &Tensor) -> Tensor {
-        let x32 = x.to_kind(Kind::Float);
-        let var = x32.pow_tensor_scalar(2).mean_dim(-1, true, Kind::Float);
-        let scale = self.weight.to_kind(Kind::Float) + 1.0;
-        (x32 * (var + self.eps).rsqrt() * scale).to_kind(x.kind())
-    }
-}
+use super::blocks::attention::attend;
+use super::blocks::cache::KvCache;
+use super::blocks::linear::{Linear, WeightInit};
+use super::blocks::mask::sliding_window_mask;
+use super::blocks::mlp::{Activation, Mlp};
+use super::blocks::norm::RmsNorm;
+use super::blocks::rope::{Rope, Rotation};
+use super::config::Config as CommonConfig;
 
 #[derive(Debug)]
 struct Attention {
@@ -67,8 +50,8 @@ impl Attention {
             k_proj: Linear::new(&p / "k_proj", hidden, kv * d, bias, w),
             v_proj: Linear::new(&p / "v_proj", hidden, kv * d, bias, w),
             o_proj: Linear::new(&p / "o_proj", h * d, hidden, bias, w),
-            q_norm: RmsNorm::new(&p / "q_norm", d, cfg.rms_norm_eps),
-            k_norm: RmsNorm::new(&p / "k_norm", d, cfg.rms_norm_eps),
+            q_norm: RmsNorm::one_plus(&p / "q_norm", d, cfg.rms_norm_eps),
+            k_norm: RmsNorm::one_plus(&p / "k_norm", d, cfg.rms_norm_eps),
             n_heads: h,
             n_kv_heads: kv,
             head_dim: d,
@@ -79,7 +62,7 @@ impl Attention {
     fn forward(
         &self,
         x: &Tensor,
-        rope: &(Tensor, Tensor),
+        rope: &Rotation,
         mask: &Tensor,
         cache: Option<(&mut KvCache, usize)>,
     ) -> Tensor {
@@ -92,54 +75,9 @@ impl Attention {
             .k_norm
             .forward(&heads(self.k_proj.forward(x), self.n_kv_heads));
         let v = heads(self.v_proj.forward(x), self.n_kv_heads);
-        let q = apply_rope(&q, &rope.0, &rope.1);
-        let k = apply_rope(&k, &rope.0, &rope.1);
-        let (k, v) = match cache {
-            Some((cache, layer)) => cache.append(layer, k, v),
-            None => (k, v),
-        };
-        let y = Tensor::scaled_dot_product_attention(
-            &q,
-            &k,
-            &v,
-            Some(mask),
-            0.0,
-            false,
-            self.scale,
-            true,
-        );
-        self.o_proj.forward(
-            &y.transpose(1, 2)
-                .reshape([b, t, self.n_heads * self.head_dim]),
-        )
-    }
-}
-
-/// GeGLU: down(gelu_tanh(gate(x)) · up(x)).
-#[derive(Debug)]
-struct Mlp {
-    gate_proj: Linear,
-    up_proj: Linear,
-    down_proj: Linear,
-}
-
-impl Mlp {
-    fn new(p: Path, cfg: &Config, init: WeightInit) -> Self {
-        let (h, i, w) = (
-            cfg.hidden_size,
-            cfg.intermediate_size,
-            init.matrix(cfg.initializer_range),
-        );
-        Self {
-            gate_proj: Linear::new(&p / "gate_proj", h, i, false, w),
-            up_proj: Linear::new(&p / "up_proj", h, i, false, w),
-            down_proj: Linear::new(&p / "down_proj", i, h, false, w),
-        }
-    }
-
-    fn forward(&self, x: &Tensor) -> Tensor {
-        let gate = self.gate_proj.forward(x).gelu("tanh");
-        self.down_proj.forward(&(gate * self.up_proj.forward(x)))
+        let (q, k) = (rope.apply(&q), rope.apply(&k));
+        self.o_proj
+            .forward(&attend(&q, k, v, mask, Some(self.scale), cache))
     }
 }
 
@@ -156,13 +94,19 @@ struct DecoderLayer {
 
 impl DecoderLayer {
     fn new(p: Path, cfg: &Config, kind: LayerType, init: WeightInit) -> Self {
-        let norm = |name: &str| RmsNorm::new(&p / name, cfg.hidden_size, cfg.rms_norm_eps);
+        let norm = |name: &str| RmsNorm::one_plus(&p / name, cfg.hidden_size, cfg.rms_norm_eps);
         Self {
             input_layernorm: norm("input_layernorm"),
             self_attn: Attention::new(&p / "self_attn", cfg, init),
             post_attention_layernorm: norm("post_attention_layernorm"),
             pre_feedforward_layernorm: norm("pre_feedforward_layernorm"),
-            mlp: Mlp::new(&p / "mlp", cfg, init),
+            mlp: Mlp::new(
+                &p / "mlp",
+                cfg.hidden_size,
+                cfg.intermediate_size,
+                Activation::GeluTanh,
+                init.matrix(cfg.initializer_range),
+            ),
             post_feedforward_layernorm: norm("post_feedforward_layernorm"),
             kind,
         }
@@ -171,7 +115,7 @@ impl DecoderLayer {
     fn forward(
         &self,
         x: &Tensor,
-        rope: &(Tensor, Tensor),
+        rope: &Rotation,
         mask: &Tensor,
         cache: Option<(&mut KvCache, usize)>,
     ) -> Tensor {
@@ -193,10 +137,10 @@ pub struct Model {
     layers: Vec<DecoderLayer>,
     norm: RmsNorm,
     lm_head: Option<Tensor>,
-    inv_freq_local: Tensor,
-    inv_freq_global: Tensor,
+    rope_local: Rope,
+    rope_global: Rope,
     config: Config,
-    common: super::llama::Config,
+    common: CommonConfig,
     device: tch::Device,
 }
 
@@ -223,18 +167,14 @@ impl Model {
                 init.matrix(config.initializer_range),
             )
         });
-        let inv_freq = |t| -> Result<Tensor> {
-            Ok(Tensor::from_slice(&config.rope_inv_freq(t)?)
-                .to_kind(Kind::Float)
-                .to_device(p.device()))
-        };
+        let rope = |t| -> Result<Rope> { Ok(Rope::new(&config.rope_inv_freq(t)?, p.device())) };
         Ok(Self {
             embed_tokens,
             layers,
-            norm: RmsNorm::new(&m / "norm", config.hidden_size, config.rms_norm_eps),
+            norm: RmsNorm::one_plus(&m / "norm", config.hidden_size, config.rms_norm_eps),
             lm_head,
-            inv_freq_local: inv_freq(LayerType::SlidingAttention)?,
-            inv_freq_global: inv_freq(LayerType::FullAttention)?,
+            rope_local: rope(LayerType::SlidingAttention)?,
+            rope_global: rope(LayerType::FullAttention)?,
             common: config.common(),
             config: config.clone(),
             device: p.device(),
@@ -252,12 +192,12 @@ impl Model {
     }
 
     /// The sizes every family reports ([`Config::common`]).
-    pub fn common_config(&self) -> &super::llama::Config {
+    pub fn common_config(&self) -> &CommonConfig {
         &self.common
     }
 
     /// Final hidden states [B, T, hidden]; the arguments are those of
-    /// [`super::llama::Model::forward_hidden`]. Local layers narrow `mask` to their window.
+    /// [`crate::models::Model::forward_hidden`]. Local layers narrow `mask` to their window.
     pub fn forward_hidden(
         &self,
         input_ids: &Tensor,
@@ -278,12 +218,10 @@ impl Model {
             .to_kind(kind)
             .to_device(self.device);
         let mut x = embedded * scale;
-        let rope = |inv_freq: &Tensor| {
-            let angles = positions.to_kind(Kind::Float).unsqueeze(-1) * inv_freq;
-            let angles = Tensor::cat(&[&angles, &angles], -1).unsqueeze(1);
-            (angles.cos().to_kind(kind), angles.sin().to_kind(kind))
-        };
-        let (rope_local, rope_global) = (rope(&self.inv_freq_local), rope(&self.inv_freq_global));
+        let (rope_local, rope_global) = (
+            self.rope_local.at(positions, kind),
+            self.rope_global.at(positions, kind),
+        );
         let local_mask = sliding_window_mask(mask, self.config.sliding_window);
         for (i, layer) in self.layers.iter().enumerate() {
             let layer_cache = cache.as_deref_mut().map(|c| (c, i));
@@ -303,16 +241,4 @@ impl Model {
             None::<&Tensor>,
         )
     }
-}
-
-/// The causal mask [B, 1, T, S] of T queries after S − T cached keys, narrowed to keys fewer
-/// than `window` positions back (transformers' `kv_idx > q_idx - sliding_window`, on indices
-/// into the padded sequence). A query always keeps itself, as in the causal mask.
-fn sliding_window_mask(mask: &Tensor, window: i64) -> Tensor {
-    let (t, s) = (mask.size()[2], mask.size()[3]);
-    let device = mask.device();
-    let q_pos = Tensor::arange_start(s - t, s, (Kind::Int64, device)).unsqueeze(1);
-    let k_pos = Tensor::arange(s, (Kind::Int64, device)).unsqueeze(0);
-    let near = (q_pos - k_pos).lt(window);
-    mask.logical_and(&near.unsqueeze(0).unsqueeze(0))
 }

@@ -1,11 +1,14 @@
-//! The family's `config.json`: architecture sizes, RoPE settings (with Llama 3 scaling) and the
-//! flags that select Qwen2's q/k/v bias and Qwen3's q/k norm, read with serde and validated.
+//! What every family's `config.json` says in the standard Hugging Face layout: the model type,
+//! the sizes, RoPE, the special ids. Llama and Qwen read theirs as this [`Config`]; a family
+//! with its own layout (Gemma 3) converts to it, so the rest of the trainer reads one type.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The architectures this family runs (`model_type` in config.json).
+pub use super::blocks::rope::{RopeScaling, RopeType};
+
+/// The architectures the trainer runs (`model_type` in config.json).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum ModelType {
@@ -15,8 +18,7 @@ pub enum ModelType {
     Qwen2,
     /// Qwen3: q/k norm.
     Qwen3,
-    /// Gemma 3 (text), its own family (`models::gemma3`); listed here so that every family's
-    /// config.json reads into this [`Config`] as the sizes the rest of the trainer uses.
+    /// Gemma 3 (text), its own family (`models::gemma3`) with its own config layout.
     Gemma3Text,
 }
 
@@ -60,44 +62,6 @@ impl fmt::Display for ModelType {
     }
 }
 
-/// How RoPE frequencies are scaled (`rope_scaling.rope_type` in config.json).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(try_from = "String", into = "String")]
-pub enum RopeType {
-    /// Llama 3's wavelength-dependent scaling.
-    Llama3,
-    /// Every frequency divided by the factor.
-    Linear,
-    /// No scaling.
-    Default,
-}
-
-impl TryFrom<String> for RopeType {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        match name.as_str() {
-            "llama3" => Ok(Self::Llama3),
-            "linear" => Ok(Self::Linear),
-            "default" => Ok(Self::Default),
-            _ => Err(format!(
-                "unsupported rope_scaling type {name:?} (supported: llama3, linear, default)"
-            )),
-        }
-    }
-}
-
-impl From<RopeType> for String {
-    fn from(t: RopeType) -> String {
-        match t {
-            RopeType::Llama3 => "llama3",
-            RopeType::Linear => "linear",
-            RopeType::Default => "default",
-        }
-        .to_string()
-    }
-}
-
 /// One token id or several (`eos_token_id` is either in the wild).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
@@ -118,35 +82,6 @@ impl TokenIds {
     }
 }
 
-/// RoPE frequency scaling (`rope_scaling` in config.json).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct RopeScaling {
-    /// `llama3`, `linear` or `default` (older configs call the key `type`).
-    #[serde(alias = "type")]
-    pub rope_type: RopeType,
-    /// Scale factor.
-    #[serde(default = "one")]
-    pub factor: f64,
-    /// Llama 3: wavelengths longer than `original / low_freq_factor` are fully scaled.
-    #[serde(default = "one")]
-    pub low_freq_factor: f64,
-    /// Llama 3: wavelengths shorter than `original / high_freq_factor` are left alone.
-    #[serde(default = "four")]
-    pub high_freq_factor: f64,
-    /// Llama 3: the context length the model was pre-trained with.
-    #[serde(default = "default_original_max")]
-    pub original_max_position_embeddings: i64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-fn four() -> f64 {
-    4.0
-}
-fn default_original_max() -> i64 {
-    8192
-}
 fn default_rope_theta() -> f64 {
     10_000.0
 }
@@ -157,10 +92,11 @@ fn default_act() -> String {
     "silu".into()
 }
 
-/// The fields of a Hugging Face `config.json` this family reads.
+/// The fields of a Hugging Face `config.json` in the standard layout (Llama's): every family's
+/// sizes, vocabulary, context and special ids.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Config {
-    /// `llama` (also SmolLM2), `qwen2` or `qwen3`.
+    /// The architecture.
     pub model_type: ModelType,
     /// Vocabulary size (rows of the embedding).
     pub vocab_size: i64,
@@ -194,7 +130,7 @@ pub struct Config {
     pub attention_bias: Option<bool>,
     /// Longest supported context.
     pub max_position_embeddings: i64,
-    /// Activation; only SiLU is implemented.
+    /// Activation of the MLP's gate.
     #[serde(default = "default_act")]
     pub hidden_act: String,
     /// Std of the normal init used for models built from a config.
@@ -209,13 +145,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Checks the config describes a model this family can run.
+    /// Checks the head counts and widths describe a decoder the shared blocks can run.
     pub fn validate(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            self.hidden_act == "silu",
-            "unsupported hidden_act {:?}",
-            self.hidden_act
-        );
         anyhow::ensure!(
             self.num_attention_heads > 0 && self.num_kv_heads() > 0,
             "head counts must be positive"
@@ -241,48 +172,8 @@ impl Config {
             .unwrap_or(self.hidden_size / self.num_attention_heads)
     }
 
-    pub(super) fn qkv_bias(&self) -> bool {
-        self.model_type == ModelType::Qwen2 || self.attention_bias == Some(true)
-    }
-
-    pub(super) fn o_bias(&self) -> bool {
-        self.model_type == ModelType::Llama && self.attention_bias == Some(true)
-    }
-
-    pub(super) fn qk_norm(&self) -> bool {
-        self.model_type == ModelType::Qwen3
-    }
-
     /// RoPE inverse frequencies (head_dim / 2 of them), with the config's scaling applied.
     pub fn rope_inv_freq(&self) -> Vec<f64> {
-        let d = self.head_dim() as f64;
-        let base: Vec<f64> = (0..self.head_dim() / 2)
-            .map(|i| 1.0 / self.rope_theta.powf(2.0 * i as f64 / d))
-            .collect();
-        match &self.rope_scaling {
-            Some(s) if s.rope_type == RopeType::Linear => {
-                base.iter().map(|f| f / s.factor).collect()
-            }
-            Some(s) if s.rope_type == RopeType::Llama3 => {
-                let old = s.original_max_position_embeddings as f64;
-                let low_wavelen = old / s.low_freq_factor;
-                let high_wavelen = old / s.high_freq_factor;
-                base.iter()
-                    .map(|&f| {
-                        let wavelen = 2.0 * std::f64::consts::PI / f;
-                        if wavelen < high_wavelen {
-                            f
-                        } else if wavelen > low_wavelen {
-                            f / s.factor
-                        } else {
-                            let smooth = (old / wavelen - s.low_freq_factor)
-                                / (s.high_freq_factor - s.low_freq_factor);
-                            (1.0 - smooth) * f / s.factor + smooth * f
-                        }
-                    })
-                    .collect()
-            }
-            _ => base,
-        }
+        super::blocks::rope::inv_freq(self.head_dim(), self.rope_theta, self.rope_scaling.as_ref())
     }
 }
