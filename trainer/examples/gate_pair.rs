@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 use tch::{Device, Kind};
-use trainer::experiment::gate::WindowSpread;
+use trainer::gate::WindowSpread;
 use trainer::{Generation, Policy, SamplingParams};
 
 /// Arithmetic word problems with their answers.

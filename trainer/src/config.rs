@@ -70,13 +70,19 @@ pub struct RunSection {
     #[serde(default)]
     pub threads: i32,
     /// Pin libtorch's CPU kernels to AVX2 (see `kernels`), so that the run computes the same on
-    /// CPUs of different generations, at some cost in speed (BENCHMARKS.md).
+    /// CPUs of different generations, at some cost in speed (docs/benchmarks/trainer.md#kernels).
     #[serde(default)]
     pub deterministic_kernels: bool,
     /// With one agent per process (`trainer run --agent`): how long a step waits for the other
     /// agents' rollouts before failing with the names of those still missing.
     #[serde(default = "ten_minutes")]
     pub barrier_timeout_s: u64,
+    /// Before HACPO's first step, every agent answers this many training prompts (4 times
+    /// each) and the others score the answers: the run then says what share of cross samples
+    /// would carry gradient under each cross rule, and warns where its own leaves sharing idle
+    /// (`gate::announce`). 0 skips it; so does a process that holds one agent only.
+    #[serde(default = "sixteen")]
+    pub gate_prompts: usize,
 }
 
 impl RunSection {
@@ -162,6 +168,10 @@ fn one() -> usize {
 fn four() -> usize {
     4
 }
+fn sixteen() -> usize {
+    16
+}
+
 fn ten_minutes() -> u64 {
     600
 }

@@ -1,17 +1,18 @@
-//! The pre-registered overlap gate, checked before any RL: how likely is each agent's text under
-//! the other? Each warmed-up agent samples responses to training prompts; every other agent
-//! scores them, and s = exp(ℓ_scorer − ℓ_author) is the cross ratio HACPO would start from. Cross
-//! samples carry gradient only inside the window [1 − δ, 1], so an experiment whose agents mostly
-//! fall outside it cannot test HACPO: the gate says so before hours are spent.
+//! The overlap gate, checked before any RL: how likely is each agent's text under the other?
+//! Each agent samples responses to training prompts; every other agent scores them, and
+//! s = exp(ℓ_scorer − ℓ_author) is the cross ratio HACPO would start from. Under the paper's
+//! rule cross samples carry gradient only inside the window [1 − δ, 1], so agents whose ratios
+//! mostly fall outside it share nothing: `trainer experiment` checks its pre-registered gate,
+//! and `trainer run` says, per pair, what share would carry gradient under each cross rule
+//! ([`CrossRule`]) and warns where the configured one leaves sharing idle.
 
 use anyhow::{Result, ensure};
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind};
 
 use crate::generation::SamplingParams;
-use crate::hacpo::CrossRatio;
+use crate::hacpo::{CrossRatio, CrossRule};
 use crate::policy::{Generation, Policy};
-use crate::train::quantiles;
 
 /// Gate settings (`[experiment.gate]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,108 @@ pub struct GatePair {
     pub above: f64,
     /// The 10th, 25th, 50th, 75th and 90th percentiles of s.
     pub quantiles: [f64; 5],
+    /// The fraction that would carry gradient under each cross rule (absent in gates stored
+    /// before the rules existed).
+    #[serde(default)]
+    pub carrying: Option<RuleShares>,
+}
+
+/// The fraction of cross samples that would carry gradient under each [`CrossRule`], from one
+/// set of ratios s and the window's lower bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RuleShares {
+    /// s in [lower, 1].
+    pub window: f64,
+    /// s / median(s) in [lower, 1]: the calibrated rule once its offset has settled on this
+    /// pair's typical ratio.
+    pub calibrated: f64,
+    /// s ≤ 1: truncated weights without a lower cut-off.
+    pub truncated: f64,
+}
+
+impl RuleShares {
+    /// The shares of `s` (empty: all zero).
+    pub fn of(s: &[f64], lower: f64) -> Self {
+        let n = s.len().max(1) as f64;
+        let share = |f: &dyn Fn(f64) -> bool| s.iter().filter(|&&x| f(x)).count() as f64 / n;
+        let median = quantiles(s.to_vec())[2];
+        Self {
+            window: share(&|x| (lower..=1.0).contains(&x)),
+            calibrated: share(&|x| (lower..=1.0).contains(&(x / median))),
+            truncated: share(&|x| x <= 1.0),
+        }
+    }
+
+    /// The share under `rule`.
+    pub fn under(&self, rule: CrossRule) -> f64 {
+        match rule {
+            CrossRule::Window => self.window,
+            CrossRule::Calibrated => self.calibrated,
+            CrossRule::Truncated => self.truncated,
+        }
+    }
+
+    /// The rule that would let the most cross samples carry gradient.
+    pub fn best(&self) -> CrossRule {
+        [
+            CrossRule::Window,
+            CrossRule::Calibrated,
+            CrossRule::Truncated,
+        ]
+        .into_iter()
+        .max_by(|a, b| self.under(*a).total_cmp(&self.under(*b)))
+        .unwrap_or_default()
+    }
+}
+
+/// Below this share of cross samples carrying gradient, sharing between two agents does
+/// nothing worth its cost, and the run says so.
+pub const IDLE_SHARE: f64 = 0.05;
+
+/// One line per pair in `report`'s unit: the share that would carry gradient under each rule;
+/// and, where the configured `rule` leaves under [`IDLE_SHARE`], a line saying that sharing
+/// between those agents will do nothing and which rule would. Returns the warnings.
+pub fn announce(report: &GateReport, rule: CrossRule) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for p in report.pairs.iter().filter(|p| p.unit == report.unit) {
+        let Some(c) = p.carrying else { continue };
+        tracing::info!(
+            "gate {} -> {}: cross samples carrying gradient under window {:.1}%, calibrated {:.1}%, truncated {:.1}% (median s {:.3}; this run: {})",
+            p.author,
+            p.scorer,
+            100.0 * c.window,
+            100.0 * c.calibrated,
+            100.0 * c.truncated,
+            p.quantiles[2],
+            rule_name(rule)
+        );
+        if c.under(rule) < IDLE_SHARE {
+            let best = c.best();
+            let line = format!(
+                "sharing {} -> {} will do nothing under cross_rule = \"{}\": {:.1}% of {}'s samples would carry gradient for {}; cross_rule = \"{}\" would give {:.1}%",
+                p.author,
+                p.scorer,
+                rule_name(rule),
+                100.0 * c.under(rule),
+                p.author,
+                p.scorer,
+                rule_name(best),
+                100.0 * c.under(best)
+            );
+            tracing::warn!("{line}");
+            warnings.push(line);
+        }
+    }
+    warnings
+}
+
+/// The rule's name as the TOML writes it.
+fn rule_name(rule: CrossRule) -> &'static str {
+    match rule {
+        CrossRule::Window => "window",
+        CrossRule::Calibrated => "calibrated",
+        CrossRule::Truncated => "truncated",
+    }
 }
 
 /// The gate's outcome.
@@ -89,9 +192,9 @@ impl Scored {
     }
 }
 
-/// Runs the gate on `agents` (name, warmed-up policy) with `prompts` (user messages).
+/// Runs the gate on `agents` (name, policy) with `prompts` (user messages).
 pub fn overlap_gate(
-    agents: &[(String, Policy)],
+    agents: &[(String, &Policy)],
     prompts: &[String],
     spec: &GateSpec,
     max_new_tokens: usize,
@@ -155,6 +258,7 @@ fn distribution(
         .zip(theirs)
         .map(|(o, t)| (t.ell(unit) - o.ell(unit)).clamp(-10.0, 10.0).exp())
         .collect();
+    let carrying = Some(RuleShares::of(&s, lower));
     let w = WindowSpread::of(s, lower);
     GatePair {
         author: author.to_string(),
@@ -165,6 +269,7 @@ fn distribution(
         inside: w.inside,
         above: w.above,
         quantiles: w.quantiles,
+        carrying,
     }
 }
 
@@ -232,4 +337,74 @@ fn score(scorer: &Policy, author: &Policy, gens: &[(&str, &Generation)]) -> Resu
         }
     }
     Ok(out)
+}
+
+/// The 10/25/50/75/90% quantiles (nearest rank) of `v`, NaN when it is empty: how cross ratios
+/// are summarised wherever they are reported (step metrics, the overlap gate).
+pub fn quantiles(mut v: Vec<f64>) -> [f64; 5] {
+    v.sort_by(f64::total_cmp);
+    let last = v.len().saturating_sub(1) as f64;
+    [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| {
+        v.get((last * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let v: Vec<f64> = (0..=10).rev().map(f64::from).collect();
+        assert_eq!(quantiles(v), [1.0, 3.0, 5.0, 8.0, 9.0]);
+        assert_eq!(quantiles(vec![0.5]), [0.5; 5]);
+        assert!(quantiles(Vec::new()).iter().all(|q| q.is_nan()));
+    }
+
+    fn pair(s: &[f64]) -> GatePair {
+        GatePair {
+            author: "gemma".into(),
+            scorer: "smollm2".into(),
+            unit: CrossRatio::PerToken,
+            samples: s.len(),
+            below: 0.0,
+            inside: 0.0,
+            above: 0.0,
+            quantiles: quantiles(s.to_vec()),
+            carrying: Some(RuleShares::of(s, 0.8)),
+        }
+    }
+
+    /// Ratios like the real pair's (median 0.08–0.4): nothing in the window, most of them
+    /// within reach of the calibrated window, all but the one above 1 for truncated weights.
+    #[test]
+    fn a_pair_far_below_the_window_is_announced_idle_with_the_rule_that_would_share() {
+        let s = [0.05, 0.1, 0.2, 0.25, 0.3, 0.3, 0.35, 0.5, 0.6, 1.5];
+        let c = RuleShares::of(&s, 0.8);
+        assert_eq!(c.window, 0.0);
+        assert_eq!(c.truncated, 0.9);
+        // median 0.3 (nearest rank): s / 0.3 in [0.8, 1] for 0.25, 0.3, 0.3.
+        assert!((c.calibrated - 0.3).abs() < 1e-12, "{c:?}");
+        assert_eq!(c.best(), CrossRule::Truncated);
+        let report = GateReport {
+            window: (0.8, 1.0),
+            unit: CrossRatio::PerToken,
+            spec: GateSpec {
+                prompts: 1,
+                group_size: 10,
+                min_inside: 0.5,
+            },
+            warmups: Vec::new(),
+            pairs: vec![pair(&s), pair(&[0.85, 0.9, 0.95, 1.0])],
+            passed: false,
+            ignored: false,
+        };
+        let warnings = announce(&report, CrossRule::Window);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("will do nothing under cross_rule = \"window\""));
+        assert!(warnings[0].contains("cross_rule = \"truncated\" would give 90.0%"));
+        assert!(announce(&report, CrossRule::Truncated).is_empty());
+    }
 }

@@ -15,6 +15,8 @@ pub mod cuda;
 pub mod engine;
 /// `trainer experiment`: generated arithmetic tasks, warm-up, arms × seeds, the report.
 pub mod experiment;
+/// The overlap gate: how much of each agent's text would carry gradient for each other, per rule.
+pub mod gate;
 /// Batched sampling with a KV cache: temperature, top-p, stop tokens.
 pub mod generation;
 /// GGUF files: the container, dequantisation, and import into a Hugging Face layout.

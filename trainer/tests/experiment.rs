@@ -75,7 +75,9 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
     support::init();
     let (url, db, rt) = support::start_verifier();
     let out = tempfile::tempdir().unwrap();
-    let cfg = scaled_down(&url, out.path());
+    let ledger = tempfile::tempdir().unwrap();
+    let mut cfg = scaled_down(&url, out.path());
+    cfg.experiment.ledger = Some(ledger.path().into());
     let report = run_experiment(&cfg).unwrap();
 
     assert_eq!(report.agents, ["llama-bpe-2l", "qwen3-bytes-3l"]);
@@ -162,6 +164,26 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
     let again = run_experiment(&cfg).unwrap();
     assert_eq!(total(&db), before);
     assert_eq!(again.table(), report.table());
+
+    // Another machine: a fresh pool and output folder, only the ledger carried over. The
+    // warm-ups are made again (the same weights) and evaluated again; no arm trains again.
+    let entries = std::fs::read_dir(ledger.path()).unwrap().count();
+    assert_eq!(entries, report.arms.len(), "one ledger entry per run");
+    let (url2, db2, rt2) = support::start_verifier();
+    let out2 = tempfile::tempdir().unwrap();
+    let mut elsewhere = cfg.clone();
+    elsewhere.verifier.url = url2;
+    elsewhere.run.output_dir = out2.path().into();
+    let moved = run_experiment(&elsewhere).unwrap();
+    assert_eq!(moved.table(), report.table());
+    let warm_up_evaluations = (2 * 6) as i64;
+    let rollouts: i64 = rt2
+        .block_on(sqlx::query_scalar("select count(*) from rollouts").fetch_one(&db2))
+        .unwrap();
+    assert_eq!(
+        rollouts, warm_up_evaluations,
+        "only the warm-ups' evaluations"
+    );
 }
 
 #[test]
@@ -223,7 +245,7 @@ fn the_tuned_experiment_sweeps_on_validation_gates_and_declares_its_primary() {
     shrink(&mut cfg, &url, out.path(), &[5, 6], 3);
     cfg.tasks.validation = 5;
     // Barely trained agents cannot pass the real gate: first see it refuse to start the arms.
-    cfg.experiment.gate = Some(trainer::experiment::gate::GateSpec {
+    cfg.experiment.gate = Some(trainer::gate::GateSpec {
         prompts: 4,
         group_size: 2,
         min_inside: 1.01,
@@ -542,4 +564,60 @@ fn sharing_regimes_declares_specialists_and_tokenizers_against_distillation() {
             "{cell}: {skills:?}"
         );
     }
+}
+
+#[test]
+fn cross_tokenizer_adds_its_rules_to_cell_b_and_shares_its_runs() {
+    // What issue 54 declares before anything runs: the toy cell is sharing-regimes' cell B with
+    // the two new rules as arms, on cell B's warm-ups, runs and ledger.
+    use trainer::hacpo::CrossRule;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+    let toy = ExperimentConfig::load(&dir.join("cross-tokenizer/toy.toml")).unwrap();
+    let cell_b = ExperimentConfig::load(&dir.join("sharing-regimes/cell-b.toml")).unwrap();
+    assert_eq!(toy.run.name, cell_b.run.name);
+    // The same folders, however each file spells its way there.
+    let lexical = |p: &Path| {
+        let mut out = std::path::PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    assert_eq!(
+        lexical(&toy.run.output_dir),
+        lexical(&cell_b.run.output_dir)
+    );
+    let ledger = |c: &ExperimentConfig| lexical(c.experiment.ledger.as_ref().expect("a ledger"));
+    assert_eq!(ledger(&toy), ledger(&cell_b));
+    assert!(toy.experiment.seeds.len() >= 8, "8+ paired seeds");
+    let rule = |name: &str| {
+        let arm = toy.experiment.arms.iter().find(|a| a.name == name).unwrap();
+        let rc = toy
+            .arm_config(arm, 0, &[], &Default::default(), Split::Test)
+            .unwrap();
+        rc.algorithm.cross_rule
+    };
+    assert_eq!(rule("hacpo"), CrossRule::Window);
+    assert_eq!(rule("calibrated"), CrossRule::Calibrated);
+    assert_eq!(rule("truncated"), CrossRule::Truncated);
+    // The arms cell B already has are the same runs: same agents, tasks and settings.
+    for name in ["gspo2x", "distill", "hacpo"] {
+        let [a, b] = [&toy, &cell_b].map(|c| {
+            let arm = c.experiment.arms.iter().find(|a| a.name == name).unwrap();
+            let rc = c
+                .arm_config(arm, 0, &[], &Default::default(), Split::Test)
+                .unwrap();
+            (rc.algorithm, rc.run.name, rc.run.steps)
+        });
+        assert_eq!(a, b, "{name}");
+    }
+    assert_eq!(toy.tasks, cell_b.tasks);
+    let real = ExperimentConfig::load(&dir.join("cross-tokenizer/real.toml")).unwrap();
+    assert!(real.experiment.seeds.len() >= 3 && real.experiment.eval_size >= 256);
+    assert!(real.tasks.test >= 256);
 }

@@ -26,6 +26,30 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
 
     // One step, then "crash" (the process ends), then the same run asked for two steps resumes.
     trainer::train::run(&config(1)).unwrap();
+    // Before its first step the run measured, per pair, what each cross rule would let carry
+    // gradient, and said where its own (the paper's window) leaves sharing idle.
+    let gate: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out-loop-test/gate.json")).unwrap())
+            .unwrap();
+    assert_eq!(gate["cross_rule"], "window");
+    let pairs = gate["report"]["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 4, "2 directions × per token and per byte");
+    let warnings = gate["warnings"].as_array().unwrap();
+    for p in pairs.iter().filter(|p| p["unit"] == "per_token") {
+        let c = &p["carrying"];
+        let shares = ["window", "calibrated", "truncated"].map(|r| c[r].as_f64().unwrap());
+        assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{c}");
+        let idle = shares[0] < 0.05;
+        let warned = warnings.iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.starts_with(&format!(
+                "sharing {} -> {} will do nothing",
+                p["author"].as_str().unwrap(),
+                p["scorer"].as_str().unwrap()
+            ))
+        });
+        assert_eq!(warned, idle, "{p}: {warnings:?}");
+    }
     trainer::train::run(&config(2)).unwrap();
 
     let q = |sql: &'static str| {

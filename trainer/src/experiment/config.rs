@@ -7,10 +7,10 @@ use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use super::arith::{ArithSpec, Skill};
-use super::gate::GateSpec;
 use super::stats::Endpoint;
 use super::tuning::{Setting, TuningSpec};
 use crate::config::{AgentSection, DataSection, RunConfig, RunSection, VerifierSection, read_toml};
+use crate::gate::GateSpec;
 use crate::hacpo::HacpoConfig;
 use crate::sft::SftConfig;
 
@@ -48,6 +48,11 @@ pub struct ExperimentSection {
     /// The overlap gate checked after the warm-up, before any RL (none: no gate).
     #[serde(default)]
     pub gate: Option<GateSpec>,
+    /// A folder (relative to the file, meant to be committed) where every finished run also
+    /// leaves its result, keyed by its settings and its warm-ups' weights: an experiment
+    /// continued on another machine reads those runs back instead of training them again.
+    #[serde(default)]
+    pub ledger: Option<PathBuf>,
     /// The per-arm sweep of learning rate × own-sample clip on the validation split, run on its
     /// own seeds before the arms (none: every agent's `lr`, the arms' ε).
     #[serde(default)]
@@ -249,6 +254,9 @@ impl ExperimentConfig {
     pub fn load(path: &Path) -> Result<Self> {
         let (mut cfg, base): (Self, _) = read_toml(path)?;
         cfg.run.output_dir = base.join(&cfg.run.output_dir);
+        if let Some(l) = &mut cfg.experiment.ledger {
+            *l = base.join(&*l);
+        }
         for a in &mut cfg.agents {
             for p in [&mut a.model, &mut a.config, &mut a.tokenizer]
                 .into_iter()
@@ -388,7 +396,8 @@ impl ExperimentConfig {
         format!("{}/{}", self.run.name, folder.display())
     }
 
-    fn run_folder(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> PathBuf {
+    /// The folder of a run under `run.output_dir` (and its entry's name in the ledger).
+    pub fn run_folder(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> PathBuf {
         match eval {
             Split::Validation => Path::new("tune")
                 .join(&arm.name)

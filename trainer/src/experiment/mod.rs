@@ -1,7 +1,7 @@
 //! `trainer experiment`: the paper's comparison, reproducible with one command, top-down:
 //! [`config`] declares arms, seeds, the tuning sweep and the primary endpoint; [`arith`]
 //! generates the tasks (train, validation, test); [`warmup`] gives every agent its starting
-//! point; [`gate`] checks the agents overlap enough before any RL; [`tuning`] picks each arm's
+//! point; [`crate::gate`] checks the agents overlap enough before any RL; [`tuning`] picks each arm's
 //! learning rate and clip on the validation split; [`runs`] trains each arm × seed through the
 //! production loop; [`report`] renders what came out with [`stats`] and [`diagnostics`].
 //! Every step stores its result ([`cache`]), so an interrupted experiment resumes.
@@ -10,7 +10,6 @@ pub mod arith;
 pub mod cache;
 pub mod config;
 pub mod diagnostics;
-pub mod gate;
 pub mod report;
 pub mod runs;
 pub mod stats;
@@ -22,13 +21,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 
+use crate::gate::{GateReport, GateSpec, overlap_gate};
 use crate::policy::{Policy, TextPair};
 use crate::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::train::register_agent;
 use crate::verifier::VerifierClient;
 pub use config::{Arm, ExperimentConfig, Split};
-use gate::{GateReport, GateSpec, overlap_gate};
 pub use report::{ArmResult, Report, SeedResult};
 use runs::Runs;
 use tuning::{Setting, Tuning, TuningPoint, TuningSpec};
@@ -111,11 +110,15 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
         Some(spec) => Some(run_gate(cfg, spec, &warm_dirs, &splits)?),
         None => None,
     };
+    let warm_weights = (warm_dirs.iter())
+        .map(|d| warmup::fingerprint(d))
+        .collect::<Result<Vec<_>>>()?;
     let ctx = Runs {
         cfg,
         client: &client,
         warm_dirs: &warm_dirs,
         agent_ids: &agent_ids,
+        warm_weights: &warm_weights,
     };
     let tuning = match (&cfg.experiment.tuning, &cfg.experiment.tuning_from) {
         (Some(spec), Some(path)) => Some(
@@ -332,12 +335,13 @@ fn run_gate(
         .collect::<Result<Vec<_>>>()?;
     let key = (spec, &warmups, GATE_PROMPTS);
     let mut report = cache::cached(&path, &key, || {
-        let agents = cfg
+        let policies = cfg
             .agents
             .iter()
             .zip(warm_dirs)
             .map(|(a, d)| Ok((a.name.clone(), Policy::load(d, a.device)?)))
             .collect::<Result<Vec<_>>>()?;
+        let agents: Vec<(String, &Policy)> = policies.iter().map(|(n, p)| (n.clone(), p)).collect();
         let mut rng = SplitMix64(GATE_PROMPTS);
         let prompts: Vec<String> = (0..spec.prompts)
             .map(|_| splits.train[rng.below(splits.train.len())].prompt.clone())
@@ -375,6 +379,17 @@ fn run_gate(
             p.quantiles[2]
         );
     }
+    let rule = cfg
+        .arm_config(
+            &cfg.experiment.arms[0],
+            0,
+            &[],
+            &Setting::default(),
+            Split::Test,
+        )?
+        .algorithm
+        .cross_rule;
+    crate::gate::announce(&report, rule);
     let ignored = !report.passed && cfg.experiment.ignore_gate;
     if report.ignored != ignored {
         // What the file says must be what happened: a run made with --ignore-gate says so.

@@ -1,5 +1,7 @@
 //! One run of an arm: trained through the production loop unless it finished before, then read
-//! back — its evaluation curves from the pool, its diagnostics from its metrics log.
+//! back — its evaluation curves from the pool, its diagnostics from its metrics log — and, where
+//! the experiment keeps a ledger, stored there whole, so that another machine (a fresh pool, no
+//! output folder) reads it back instead of training it again.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,13 +34,21 @@ pub struct Runs<'a> {
     pub warm_dirs: &'a [PathBuf],
     /// Pool ids of the agents.
     pub agent_ids: &'a [uuid::Uuid],
+    /// Each warm-up's weights, fingerprinted ([`super::warmup::fingerprint`]): a ledger entry
+    /// stands only for runs that started from the very same weights.
+    pub warm_weights: &'a [String],
 }
 
 impl Runs<'_> {
     /// Whether `arm` with `seed` at `setting` finished in an earlier invocation.
     pub fn finished(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> Result<bool> {
         let rc = self.config(arm, seed, setting, eval)?;
-        Ok(cache::load::<_, RunDone>(&done_path(&rc), &done_settings(&rc)).is_some())
+        let in_ledger = self
+            .ledger_entry(arm, seed, setting, eval)
+            .is_some_and(|path| {
+                cache::load::<_, SeedResult>(&path, &self.ledger_settings(&rc)).is_some()
+            });
+        Ok(in_ledger || cache::load::<_, RunDone>(&done_path(&rc), &done_settings(&rc)).is_some())
     }
 
     /// Runs `arm` with `seed` at `setting` (unless it finished before) and reads it back; each
@@ -52,6 +62,11 @@ impl Runs<'_> {
         warm: &[f64],
     ) -> Result<SeedResult> {
         let rc = self.config(arm, seed, setting, eval)?;
+        let ledger = self.ledger_entry(arm, seed, setting, eval);
+        let key = self.ledger_settings(&rc);
+        if let Some(result) = ledger.as_deref().and_then(|path| cache::load(path, &key)) {
+            return Ok(result);
+        }
         let done = cache::cached(&done_path(&rc), &done_settings(&rc), || {
             let t = Instant::now();
             crate::train::run(&rc)?;
@@ -75,13 +90,39 @@ impl Runs<'_> {
                 Ok(curve)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(SeedResult {
+        let result = SeedResult {
             seed,
             run: rc.run.name.clone(),
             wall_seconds: done.wall_seconds,
             curves,
             diagnostics: run_diagnostics(&rc.run.output_dir)?,
-        })
+        };
+        if let Some(path) = ledger {
+            std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+            cache::store(&path, &key, &result)?;
+        }
+        Ok(result)
+    }
+
+    /// The ledger's file for a run: its folder's path as one name (`tune_hacpo_lr1e-4-eps1_s100.json`).
+    fn ledger_entry(
+        &self,
+        arm: &Arm,
+        seed: u64,
+        setting: &Setting,
+        eval: Split,
+    ) -> Option<PathBuf> {
+        let ledger = self.cfg.experiment.ledger.as_ref()?;
+        let folder = self.cfg.run_folder(arm, seed, setting, eval);
+        let name: Vec<_> = folder.iter().map(|c| c.to_string_lossy()).collect();
+        Some(ledger.join(format!("{}.json", name.join("_"))))
+    }
+
+    /// What a ledger entry stands for: the run's own settings and its agents' starting weights.
+    fn ledger_settings(&self, rc: &RunConfig) -> serde_json::Value {
+        let mut key = done_settings(rc);
+        key["warm_weights"] = json!(self.warm_weights);
+        key
     }
 
     fn config(&self, arm: &Arm, seed: u64, setting: &Setting, eval: Split) -> Result<RunConfig> {

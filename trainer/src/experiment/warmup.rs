@@ -80,6 +80,14 @@ fn size_of(path: &Path) -> Result<u64> {
     Ok(total)
 }
 
+/// The warm-up's weights as a short fingerprint (FNV-1a of `model.safetensors`, in hex): equal
+/// exactly when two machines' warm-ups gave the same weights, bit for bit.
+pub fn fingerprint(dir: &Path) -> Result<String> {
+    let path = dir.join("model.safetensors");
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(format!("{:016x}", crate::rng::fnv1a(&bytes)))
+}
+
 /// The file that records a warm-up's settings and losses.
 pub fn marker(dir: &Path) -> PathBuf {
     dir.join("warmup.json")

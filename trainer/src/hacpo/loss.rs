@@ -74,7 +74,7 @@ pub fn sequence_loss(
     let s_self = delta.clamp(-10.0, 10.0).exp();
     let self_term = -(&s_self * &adv).minimum(&(s_self.clamp(lo, hi) * &adv));
 
-    let lower = cfg.cross_lower_bound(m);
+    let lower = cfg.gradient_floor(m);
     let s_cross = delta.clamp(-10.0, 10.0).exp();
     let cross_term = if cfg.algorithm == Algorithm::Naive {
         // Naive sharing: a plain policy-gradient term, as if the response were on-policy.
@@ -84,7 +84,8 @@ pub fn sequence_loss(
         -(logprob * cfg.distill_coef)
     } else {
         // HACPO: −c·sg(c)^α·ω(j,k)·A with c = clamp(s, lower_m, 1); clamp has zero gradient
-        // outside the range, which drops those samples.
+        // outside the range, which drops those samples. Truncated weights: lower = 0, so only
+        // s > 1 is cut. Calibrated: s arrives divided by the pair's offset (ℓ_old shifted).
         let c = s_cross.clamp(lower, 1.0);
         let weight = c.detach().pow_tensor_scalar(cfg.alpha);
         -(c * weight * omega * &adv)
@@ -360,5 +361,67 @@ mod tests {
             &Vec::<f64>::try_from(&kl).unwrap()[..1],
             &[(r.exp() - r - 1.0) / 2.0],
         );
+    }
+
+    #[test]
+    fn truncated_weights_keep_the_gradient_below_the_window_and_equal_hacpo_inside_it() {
+        let truncated = HacpoConfig {
+            cross_rule: super::super::CrossRule::Truncated,
+            ..HacpoConfig::default()
+        };
+        // Learner a's worked example: b1's ratio e^-0.3 = 0.741 is below 0.8, b0's e^-0.15 inside.
+        let s = samples(0, A_ADV, 2.0);
+        let (out, terms, grad) = run(&NOW_A, &s, 0, &truncated);
+        let c = (-0.3f64).exp();
+        // −c·sg(c)·ω·A (α = 1); dc/dℓ = c and sg(c) is a constant, so the gradient equals it.
+        close(&terms[3..], &[-(c * c * 2.0 * 0.999998)]);
+        close(&grad[3..], &[-(c * c * 2.0 * 0.999998)]);
+        // Inside the window: exactly HACPO's numbers.
+        let (_, hacpo_terms, hacpo_grad) = run(&NOW_A, &s, 0, &HacpoConfig::default());
+        close(&terms[..3], &hacpo_terms[..3]);
+        close(&grad[..3], &hacpo_grad[..3]);
+        assert_eq!(
+            out.clipped,
+            [0.0, 1.0, 0.0, 0.0],
+            "only a1's self ratio is clipped"
+        );
+        // Above 1 a cross ratio still carries none.
+        let above = SequenceSample {
+            cross: true,
+            advantage: 1.0,
+            old_logprob: -1.0,
+            omega: 1.0,
+        };
+        let (out, _, grad) = run(&[-0.9], &[above], 0, &truncated);
+        assert_eq!((grad[0], out.clipped[0]), (0.0, 1.0));
+    }
+
+    #[test]
+    fn a_calibrated_ratio_meets_the_window_where_the_raw_one_is_below_it() {
+        use super::super::calibration::calibrated_old_logprob;
+        let calibrated = HacpoConfig {
+            cross_rule: super::super::CrossRule::Calibrated,
+            ..HacpoConfig::default()
+        };
+        // Raw s = e^-1.2 = 0.30, far below 0.8; the pair's offset is 0.33, so s̃ = e^-0.0914 = 0.913.
+        let offset = 0.33f64;
+        let sample = |old| SequenceSample {
+            cross: true,
+            advantage: 1.0,
+            old_logprob: old,
+            omega: 1.0,
+        };
+        let (_, _, raw) = run(&[-2.2], &[sample(-1.0)], 0, &calibrated);
+        assert_eq!(raw[0], 0.0, "uncalibrated: below the window");
+        let shifted = calibrated_old_logprob(-1.0, offset);
+        let (out, terms, grad) = run(&[-2.2], &[sample(shifted)], 0, &calibrated);
+        let c = (-1.2f64).exp() / offset;
+        close(&out.ratios, &[c]);
+        close(&terms, &[-(c * c)]);
+        close(&grad, &[-(c * c)]);
+        // Offset 1 is HACPO itself.
+        let hacpo = run(&NOW_A, &samples(0, A_ADV, 2.0), 0, &HacpoConfig::default()).1;
+        let same = run(&NOW_A, &samples(0, A_ADV, 2.0), 0, &calibrated).1;
+        close(&same, &hacpo);
     }
 }

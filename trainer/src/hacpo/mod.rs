@@ -5,14 +5,17 @@
 //! - [`advantage`]: the capability-aware mixed baseline and the plain group baselines.
 //! - [`loss`]: GSPO self terms, HACPO cross terms with exponential importance sampling and
 //!   stepwise clipping, GRPO's token-level terms, the k3 KL penalty.
+//! - [`calibration`]: the pair-calibrated window's offset per direction ([`CrossRule`]).
 
 pub mod advantage;
+pub mod calibration;
 pub mod capability;
 pub mod loss;
 
 use serde::{Deserialize, Serialize};
 
 pub use advantage::{GroupMember, advantages};
+pub use calibration::PairCalibration;
 pub use capability::CapabilityTracker;
 pub use loss::{LossOutput, SequenceSample, grpo_loss, kl_k3, sequence_loss};
 
@@ -135,6 +138,22 @@ impl CrossRatio {
     }
 }
 
+/// Which cross samples carry gradient, and how much (issue 54: the paper's window assumes two
+/// models agree on any text, which two tokenizers' models do not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrossRule {
+    /// The paper's: c = clamp(s, lower_m, 1); a ratio below the window gives no gradient.
+    #[default]
+    Window,
+    /// The window on the pair-calibrated ratio s / ŝ_{j→k} ([`calibration`]): s measured against
+    /// what the learner typically gives that partner's text, not against 1.
+    Calibrated,
+    /// Truncated importance weights without a lower cut-off: c = min(s, 1), every sample with
+    /// s ≤ 1 keeps its gradient (scaled by c·sg(c)^α, so a far-off sample counts little).
+    Truncated,
+}
+
 /// Hyperparameters; the defaults are the paper's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -177,6 +196,10 @@ pub struct HacpoConfig {
     pub logprob_temperature: LogprobTemperature,
     /// Unit of the cross importance ratio.
     pub cross_ratio: CrossRatio,
+    /// Which cross samples carry gradient.
+    pub cross_rule: CrossRule,
+    /// K of the pair calibration: steps whose median cross ratio ŝ_{j→k} is taken over.
+    pub calibration_window: usize,
     /// Weight of the distillation control's supervised term on a partner's correct response
     /// (its second tuning knob, beside the learning rate).
     pub distill_coef: f64,
@@ -208,6 +231,8 @@ impl Default for HacpoConfig {
             data_parallel_ranks: 8,
             logprob_temperature: LogprobTemperature::Rollout,
             cross_ratio: CrossRatio::PerToken,
+            cross_rule: CrossRule::Window,
+            calibration_window: 5,
             distill_coef: 1.0,
             capability_baseline: true,
             omega_in_loss: true,
@@ -220,6 +245,15 @@ impl HacpoConfig {
     /// Whether the loss has a KL term, and so needs each agent's frozen starting model.
     pub fn needs_reference_model(&self) -> bool {
         self.kl_beta > 0.0
+    }
+
+    /// Below which a cross ratio (calibrated, under that rule) carries no gradient at
+    /// optimizer step `m`: the window's lower bound, or 0 for truncated weights.
+    pub fn gradient_floor(&self, m: usize) -> f64 {
+        match self.cross_rule {
+            CrossRule::Window | CrossRule::Calibrated => self.cross_lower_bound(m),
+            CrossRule::Truncated => 0.0,
+        }
     }
 
     /// Lower bound of the cross-sample ratio at optimizer step `m` (0-based within a training step).

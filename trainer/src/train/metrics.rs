@@ -9,6 +9,7 @@ use wire::StepMetrics;
 
 use super::agent::Agent;
 use crate::config::RunConfig;
+use crate::gate::quantiles;
 use crate::hacpo::{Algorithm, CapabilityTracker, SequenceSample};
 
 /// What a learner's update in one step measured.
@@ -34,8 +35,12 @@ pub struct UpdateStats {
     pub origin: OriginStats,
     /// ‖θ − θ₀‖ after the update, θ₀ the run's starting weights (`None` without a reference).
     pub displacement: Option<f64>,
-    /// Per source agent k of cross samples: the 10/25/50/75/90% quantiles of their ratio s.
+    /// Per source agent k of cross samples: the 10/25/50/75/90% quantiles of their ratio s
+    /// (raw: before any calibration).
     pub cross_ratio_quantiles: BTreeMap<usize, [f64; 5]>,
+    /// Per source agent j: the calibration offset ŝ_{j→k} the update divided s by (only under
+    /// [`crate::hacpo::CrossRule::Calibrated`]).
+    pub calibration_offsets: BTreeMap<usize, f64>,
 }
 
 /// Sums over one update's sequences and mini-batches, turned into [`UpdateStats`] at the end.
@@ -70,14 +75,15 @@ struct Origin {
 }
 
 impl UpdateTally {
-    /// Counts one sequence: its source agent and sample, ratio s, clipped share, the
-    /// mini-batch's lower bound, its length and mean entropy.
+    /// Counts one sequence: its source agent and sample, its ratio as the loss saw it with the
+    /// calibration offset it was divided by (1 for none), clipped share, the mini-batch's
+    /// gradient floor, its length and mean entropy.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn add(
         &mut self,
         source: usize,
         s: &SequenceSample,
-        ratio: f64,
+        (ratio, offset): (f64, f64),
         clipped: f64,
         lower: f64,
         tokens: usize,
@@ -93,7 +99,7 @@ impl UpdateTally {
             };
             self.window[w] += 1;
             self.cross_ratio += ratio;
-            self.ratios.entry(source).or_default().push(ratio);
+            self.ratios.entry(source).or_default().push(ratio * offset);
             &mut self.cross
         } else {
             &mut self.own
@@ -130,6 +136,7 @@ impl UpdateTally {
                 .into_iter()
                 .map(|(j, r)| (j, quantiles(r)))
                 .collect(),
+            calibration_offsets: BTreeMap::new(),
             origin: OriginStats {
                 kl_own: per(self.kl_own, own.n),
                 clip_own: per(own.clipped, own.n),
@@ -190,9 +197,14 @@ pub struct StepExtra {
     /// responses under this learner, beside the window [lower_m, 1] they must fall in.
     pub cross_ratio_quantiles: BTreeMap<String, [f64; 5]>,
     /// lower_m of the update's first and last mini-batch: the window's lower edge, which the
-    /// quantiles are read against (absent for rules that take no cross samples).
+    /// quantiles are read against (absent for rules that take no cross samples; 0 for
+    /// truncated weights, which have none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cross_window_lower: Option<[f64; 2]>,
+    /// Per source agent (by name): the calibration offset ŝ the window was applied after
+    /// (only under the calibrated rule).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub calibration_offset: BTreeMap<String, f64>,
     /// Held-out accuracy, in steps that evaluate.
     pub eval_accuracy: Option<f64>,
     /// Wall time of generation, scoring and read-back.
@@ -201,18 +213,6 @@ pub struct StepExtra {
     pub train_seconds: f64,
     /// Wall time of the weight sync to serving engines (0 without one).
     pub sync_seconds: f64,
-}
-
-/// The 10/25/50/75/90% quantiles (nearest rank) of `v`, NaN when it is empty: how cross ratios
-/// are summarised wherever they are reported (step metrics, the overlap gate).
-pub fn quantiles(mut v: Vec<f64>) -> [f64; 5] {
-    v.sort_by(f64::total_cmp);
-    let last = v.len().saturating_sub(1) as f64;
-    [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| {
-        v.get((last * q).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    })
 }
 
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
@@ -287,8 +287,13 @@ impl StepOutcome {
                     .collect(),
                 cross_window_lower: cfg.algorithm.algorithm.shares().then(|| {
                     let last = cfg.run.minibatches.max(1) - 1;
-                    [0, last].map(|m| cfg.algorithm.cross_lower_bound(m))
+                    [0, last].map(|m| cfg.algorithm.gradient_floor(m))
                 }),
+                calibration_offset: s
+                    .calibration_offsets
+                    .iter()
+                    .map(|(&j, o)| (cfg.agents[j].name.clone(), *o))
+                    .collect(),
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
                 train_seconds: self.train_seconds,
@@ -361,6 +366,7 @@ mod tests {
                 displacement: Some(0.75),
                 cross_ratio_quantiles: [("b".to_string(), [0.7, 0.8, 0.9, 0.95, 1.1])].into(),
                 cross_window_lower: Some([0.8, 0.875]),
+                calibration_offset: BTreeMap::new(),
                 eval_accuracy: None,
                 generate_seconds: 1.5,
                 train_seconds: 2.5,
@@ -389,13 +395,5 @@ mod tests {
             },
         });
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);
-    }
-
-    #[test]
-    fn quantiles_are_nearest_rank() {
-        let v: Vec<f64> = (0..=10).rev().map(f64::from).collect();
-        assert_eq!(quantiles(v), [1.0, 3.0, 5.0, 8.0, 9.0]);
-        assert_eq!(quantiles(vec![0.5]), [0.5; 5]);
-        assert!(quantiles(Vec::new()).iter().all(|q| q.is_nan()));
     }
 }

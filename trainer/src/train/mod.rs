@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use wire::{Group, TaskSummary};
 
 use crate::config::RunConfig;
+use crate::hacpo::Algorithm;
 use crate::progress::Progress;
 use crate::verifier::VerifierClient;
 use agent::Agent;
@@ -38,7 +39,7 @@ use tensorboard::EventFile;
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
 pub use local::{LocalRun, LocalStep};
-pub use metrics::{OriginStats, StepExtra, UpdateStats, quantiles};
+pub use metrics::{OriginStats, StepExtra, UpdateStats};
 
 /// Checkpoint bookkeeping, in `state.json` of a process's state folder.
 #[derive(Debug, Serialize, Deserialize)]
@@ -134,6 +135,7 @@ impl<'a> Trainer<'a> {
         let mut roster = Roster::new(cfg);
         if start > 1 {
             pool::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
+            roster.restore_calibration(&state_dir.join(METRICS_FILE), start - 1)?;
             tracing::info!(step = start - 1, "resumed from checkpoint");
         }
 
@@ -143,6 +145,9 @@ impl<'a> Trainer<'a> {
             "dataset `{}` has no tasks in the verifier",
             cfg.data.train
         );
+        if start == 1 {
+            announce_gate(cfg, &learners, &train)?;
+        }
         let eval = match &cfg.data.eval {
             Some(d) => {
                 let mut t = client.tasks(d)?;
@@ -309,6 +314,50 @@ fn write_state(dir: &Path, step: usize) -> Result<()> {
     std::fs::write(&tmp, serde_json::to_vec(&RunState { step })?)?;
     std::fs::rename(&tmp, dir.join(STATE_FILE))
         .with_context(|| format!("writing {}", dir.join(STATE_FILE).display()))
+}
+
+/// Before a HACPO run's first step, with every agent in this process: the gate on the run's
+/// first `run.gate_prompts` training prompts, announced per pair under each cross rule (a
+/// warning where the configured rule leaves sharing idle) and kept in `output_dir/gate.json`.
+fn announce_gate(
+    cfg: &RunConfig,
+    learners: &[(usize, Agent)],
+    train: &[TaskSummary],
+) -> Result<()> {
+    let n = cfg.run.gate_prompts.min(train.len());
+    if cfg.algorithm.algorithm != Algorithm::Hacpo || n == 0 || learners.len() < cfg.agents.len() {
+        return Ok(());
+    }
+    let agents: Vec<(String, &crate::policy::Policy)> = learners
+        .iter()
+        .map(|(_, a)| (a.cfg.name.clone(), &a.policy))
+        .collect();
+    let prompts: Vec<String> = train[..n].iter().map(|t| t.prompt.clone()).collect();
+    let spec = crate::gate::GateSpec {
+        prompts: n,
+        group_size: 4,
+        min_inside: crate::gate::IDLE_SHARE,
+    };
+    let report = crate::gate::overlap_gate(
+        &agents,
+        &prompts,
+        &spec,
+        cfg.run.max_new_tokens,
+        cfg.algorithm.cross_lower_bound(0),
+        cfg.algorithm.cross_ratio,
+    )?;
+    let warnings = crate::gate::announce(&report, cfg.algorithm.cross_rule);
+    let kept = serde_json::json!({
+        "cross_rule": cfg.algorithm.cross_rule,
+        "report": report,
+        "warnings": warnings,
+    });
+    std::fs::create_dir_all(&cfg.run.output_dir)?;
+    std::fs::write(
+        cfg.run.output_dir.join("gate.json"),
+        serde_json::to_vec_pretty(&kept)?,
+    )?;
+    Ok(())
 }
 
 /// Every step's `train_metrics` rows, one JSON object (`agent`, `row`) per line, in the output

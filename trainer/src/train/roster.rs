@@ -4,7 +4,8 @@
 //! groups, then every learner's update. Written once so that the GPU check trains exactly as
 //! the loop does.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use anyhow::Result;
 use wire::Group;
@@ -14,7 +15,7 @@ use super::agent::Agent;
 use super::learn::{self, UpdateBatch};
 use super::pool;
 use crate::config::RunConfig;
-use crate::hacpo::CapabilityTracker;
+use crate::hacpo::{CapabilityTracker, PairCalibration};
 use crate::progress::Phase;
 
 /// Every agent of a run: where it stands in the config and what it is capable of.
@@ -23,6 +24,8 @@ pub(super) struct Roster {
     pub(super) index: HashMap<String, usize>,
     /// P̂ and ω of every agent.
     pub(super) tracker: CapabilityTracker,
+    /// ŝ_{j→k} of every direction (used by the calibrated rule, kept by every rule).
+    pub(super) calibration: PairCalibration,
     /// How many agents the run has.
     agents: usize,
 }
@@ -46,6 +49,7 @@ impl Roster {
         Self {
             index,
             tracker,
+            calibration: PairCalibration::new(a.calibration_window),
             agents: cfg.agents.len(),
         }
     }
@@ -58,9 +62,10 @@ impl Roster {
     }
 
     /// Every learner's update from the step's `groups`, learner k given with its position k;
-    /// `phase` names each learner as it starts and counts its mini-batches.
+    /// `phase` names each learner as it starts and counts its mini-batches. Each direction's
+    /// median cross ratio is then recorded for the next step's calibration.
     pub(super) fn update<'a>(
-        &self,
+        &mut self,
         learners: impl Iterator<Item = (usize, &'a mut Agent)>,
         groups: &[Group],
         cfg: &RunConfig,
@@ -71,14 +76,52 @@ impl Roster {
             groups,
             index: &self.index,
             tracker: &self.tracker,
+            calibration: &self.calibration,
             cfg,
             step,
         };
-        learners
+        let updates: Vec<(usize, UpdateStats)> = learners
             .map(|(k, learner)| {
                 phase.say(learner.cfg.name.clone());
-                learn::update(learner, k, &batch, phase)
+                Ok((k, learn::update(learner, k, &batch, phase)?))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        for (k, stats) in &updates {
+            for (&j, q) in &stats.cross_ratio_quantiles {
+                self.calibration.record(j, *k, q[2]);
+            }
+        }
+        Ok(updates.into_iter().map(|(_, s)| s).collect())
+    }
+
+    /// Replays the calibration of the steps up to `upto` from this process's metrics log
+    /// (a resumed run divides by the offsets the uninterrupted one would have). A step logged
+    /// twice (trained again after an earlier resume) counts once, as last logged.
+    pub(super) fn restore_calibration(&mut self, metrics_log: &Path, upto: usize) -> Result<()> {
+        let Ok(text) = std::fs::read_to_string(metrics_log) else {
+            return Ok(());
+        };
+        let mut steps: BTreeMap<(u64, usize), Vec<(usize, f64)>> = BTreeMap::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let entry: serde_json::Value = serde_json::from_str(line)?;
+            let row = &entry["row"];
+            let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
+                continue;
+            };
+            let Some(&k) = self.index.get(agent).filter(|_| step as usize <= upto) else {
+                continue;
+            };
+            let quantiles = row["extra"]["cross_ratio_quantiles"].as_object();
+            let medians = (quantiles.into_iter().flatten())
+                .filter_map(|(source, q)| Some((*self.index.get(source)?, q[2].as_f64()?)))
+                .collect();
+            steps.insert((step, k), medians);
+        }
+        for ((_, k), medians) in steps {
+            for (j, median) in medians {
+                self.calibration.record(j, k, median);
+            }
+        }
+        Ok(())
     }
 }

@@ -12,9 +12,9 @@ use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
 
 use super::config::Primary;
-use super::gate::GateReport;
 use super::stats::{Endpoint, Spread};
 use super::tuning::Tuning;
+use crate::gate::GateReport;
 use crate::hacpo::HacpoConfig;
 
 /// Everything an experiment measured.

@@ -2,10 +2,10 @@
 //! correction, secondary comparisons, diagnostics, the overlap gate and the tuning sweep.
 
 use super::super::diagnostics::KEYS;
-use super::super::gate::GateReport;
 use super::super::stats::{Endpoint, Paired, Spread, holm};
 use super::super::tuning::{Tuning, agent_last_three};
 use super::{ArmResult, Report};
+use crate::gate::GateReport;
 
 impl Report {
     /// The whole markdown report.

@@ -15,9 +15,10 @@ use tch::{Kind, Tensor};
 use super::agent::Agent;
 use super::metrics::{UpdateStats, UpdateTally};
 use crate::config::RunConfig;
+use crate::hacpo::calibration::calibrated_old_logprob;
 use crate::hacpo::{
-    CapabilityTracker, CrossRatio, GroupMember, HacpoConfig, KlScope, MinibatchOrder,
-    SequenceSample, advantages, grpo_loss, kl_k3, sequence_loss,
+    CapabilityTracker, CrossRatio, CrossRule, GroupMember, HacpoConfig, KlScope, MinibatchOrder,
+    PairCalibration, SequenceSample, advantages, grpo_loss, kl_k3, sequence_loss,
 };
 use crate::optim::{MAX_GRAD_NORM, clip_grad_norm};
 use crate::progress::Phase;
@@ -33,6 +34,8 @@ pub(super) struct UpdateBatch<'a> {
     pub(super) index: &'a HashMap<String, usize>,
     /// P̂ and ω.
     pub(super) tracker: &'a CapabilityTracker,
+    /// ŝ_{j→k} of every direction, for [`CrossRule::Calibrated`].
+    pub(super) calibration: &'a PairCalibration,
     /// Algorithm, mini- and micro-batch sizes, seed.
     pub(super) cfg: &'a RunConfig,
     /// The training step.
@@ -51,6 +54,8 @@ struct Trajectory {
     sample: SequenceSample,
     /// The agent that wrote it.
     source: usize,
+    /// ŝ the sample's ratio is divided by ([`CrossRule::Calibrated`]; 1 otherwise).
+    offset: f64,
 }
 
 impl Trajectory {
@@ -121,7 +126,7 @@ pub(super) fn update(
     for (m, (batch_m, old)) in batches.iter().zip(old_tokens).enumerate() {
         agent.opt.zero_grad();
         let n_seq = batch_m.len() as f64;
-        let lower = hc.cross_lower_bound(m);
+        let lower = hc.gradient_floor(m);
         let (mut loss_sum, mut kl_sum) = (0.0, 0.0);
         // Gradient accumulation: the loss is a mean of per-sequence terms, so each micro-batch's
         // share (its terms summed, over the mini-batch size) back-propagates on its own and the
@@ -187,7 +192,7 @@ pub(super) fn update(
                 tally.add(
                     t.source,
                     &t.sample,
-                    out.ratios[i],
+                    (out.ratios[i], t.offset),
                     out.clipped[i],
                     lower,
                     t.response.len(),
@@ -202,7 +207,14 @@ pub(super) fn update(
         phase.inc(1);
     }
     phase.inc(batch.cfg.run.minibatches.saturating_sub(batches.len()));
-    Ok(tally.finish(batches.len(), skipped, displacement(agent)))
+    let mut stats = tally.finish(batches.len(), skipped, displacement(agent));
+    if hc.cross_rule == CrossRule::Calibrated {
+        stats.calibration_offsets = (0..batch.cfg.agents.len())
+            .filter(|&j| j != k)
+            .map(|j| (j, batch.calibration.offset(j, k)))
+            .collect();
+    }
+    Ok(stats)
 }
 
 /// A learner's sequences (in group order) as `count` mini-batches m = 0, 1, … in the config's
@@ -363,15 +375,20 @@ fn learner_batch(agent: &Agent, k: usize, batch: &UpdateBatch) -> Result<(Vec<Tr
                 }
                 _ => mean,
             };
+            let offset = match hc.cross_rule {
+                CrossRule::Calibrated if cross => batch.calibration.offset(*j, k),
+                _ => 1.0,
+            };
             items.push(Trajectory {
                 prompt: prompt.clone(),
                 response,
                 bytes,
                 source: *j,
+                offset,
                 sample: SequenceSample {
                     cross,
                     advantage: a,
-                    old_logprob,
+                    old_logprob: calibrated_old_logprob(old_logprob, offset),
                     omega: batch.tracker.omega(*j, k),
                 },
             });

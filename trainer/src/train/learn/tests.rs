@@ -63,6 +63,7 @@ fn run_config(algorithm: Algorithm) -> RunConfig {
             threads: 1,
             deterministic_kernels: false,
             barrier_timeout_s: 600,
+            gate_prompts: 0,
         },
         verifier: VerifierSection { url: String::new() },
         data: DataSection {
@@ -85,10 +86,12 @@ fn step_one<'a>(
     tracker: &'a CapabilityTracker,
     cfg: &'a RunConfig,
 ) -> UpdateBatch<'a> {
+    static NO_HISTORY: PairCalibration = PairCalibration::new(5);
     UpdateBatch {
         groups,
         index,
         tracker,
+        calibration: &NO_HISTORY,
         cfg,
         step: 1,
     }
@@ -420,6 +423,7 @@ fn trajectory(position: i64, source: usize) -> Trajectory {
         response: vec![position],
         bytes: 1,
         source,
+        offset: 1.0,
         sample: SequenceSample {
             cross: source != 0,
             advantage: 0.0,
