@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 use tch::{Device, Kind};
-use trainer::gate::WindowSpread;
+use trainer::gate::{RuleShares, WindowSpread};
 use trainer::{Generation, Policy, SamplingParams};
 
 /// Arithmetic word problems with their answers.
@@ -165,9 +165,10 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Fractions below, inside and above the window [0.8, 1], and quantiles of s, as the gate
-/// summarises them.
+/// Fractions below, inside and above the window [0.8, 1], quantiles of s, and the share each
+/// cross rule would let carry gradient, as the gate summarises them.
 fn stats(s: Vec<f64>) -> serde_json::Value {
+    let carrying = RuleShares::of(&s, 0.8);
     let w = WindowSpread::of(s, 0.8);
     let [p10, p25, p50, p75, p90] = w.quantiles;
     json!({
@@ -175,5 +176,6 @@ fn stats(s: Vec<f64>) -> serde_json::Value {
         "inside": w.inside,
         "above": w.above,
         "quantiles": {"p10": p10, "p25": p25, "p50": p50, "p75": p75, "p90": p90},
+        "carrying": carrying,
     })
 }
