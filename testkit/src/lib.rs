@@ -65,7 +65,7 @@ impl Schema {
         Ok(Self { name, url })
     }
 
-    /// A pool of `max_connections` on this schema (what `psql` users see).
+    /// Up to `max_connections` database connections on this schema (what `psql` users see).
     pub async fn connect(&self, max_connections: u32) -> anyhow::Result<PgPool> {
         connect(&self.url, max_connections).await
     }

@@ -7,6 +7,8 @@
 pub mod chat;
 /// safetensors checkpoints: read (single or sharded) and write.
 pub mod checkpoint;
+/// Blocking REST client of the verifier: agents, tasks, rollouts, pool groups, metrics.
+pub mod client;
 /// The run's TOML file (`RunConfig`): agents, algorithm, data, verifier; devices.
 pub mod config;
 /// Loading libtorch's CUDA backend at run time into a binary linked without it.
@@ -47,8 +49,6 @@ pub mod sft;
 pub mod tokenizer;
 /// The training loop (Algorithm 1): generate, pool, learn, evaluate, metrics, checkpoints.
 pub mod train;
-/// Blocking REST client of the verifier: agents, tasks, rollouts, pool groups, metrics.
-pub mod verifier;
 
 pub use chat::{ChatTemplate, Message};
 pub use generation::{FinishReason, Sampled, SamplingParams};
@@ -56,6 +56,7 @@ pub use logprob::ResponseScores;
 pub use policy::{Generation, Policy, TextPair};
 pub use tokenizer::Tokenizer;
 
+#[doc(hidden)]
 use std::path::PathBuf;
 
 /// Root of downloads, venvs and converted models: `${HACRL_CACHE:-$HOME/.cache/hacrl}`.

@@ -7,7 +7,7 @@
 //!   [`ingest`] takes rollouts and tasks into the pool and holds every rule input meets (what
 //!   the API, the dashboard and the CLI call).
 //! - [`app`] builds the HTTP service from [`api`] (the REST API) and [`ui`] (the web dashboard
-//!   and API docs pages), which share its state and the request [`extract`]ors; [`compat`]
+//!   and API docs pages), which share its state and read what a [`request`] carries; [`compat`]
 //!   translates other projects' protocols; [`auth`] checks bearer tokens and their scopes on
 //!   every route; [`error`] is the errors and their statuses;
 //!   [`telemetry`] logs and metrics.
@@ -19,12 +19,12 @@ pub mod code;
 pub mod compat;
 pub mod dataset;
 pub mod error;
-pub mod extract;
 pub mod ingest;
 pub mod math;
 pub mod middleware;
 pub mod pool;
 pub mod refusal;
+pub mod request;
 pub mod routes;
 pub mod scoring;
 pub mod state;

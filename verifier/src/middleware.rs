@@ -61,7 +61,7 @@ pub async fn refuse_nul(req: Request, next: Next) -> Response {
         .extensions()
         .get::<MatchedPath>()
         .map_or("", MatchedPath::as_str);
-    if let Some(name) = crate::extract::nul_parameter(route, req.uri()) {
+    if let Some(name) = crate::request::nul_parameter(route, req.uri()) {
         let message = format!("{name} contains a NUL character (U+0000), which is not accepted");
         return ApiError::invalid(name, message).into_response();
     }

@@ -12,7 +12,7 @@ use axum::routing::{MethodFilter, MethodRouter, on};
 use utoipa::OpenApi;
 
 use crate::api::{
-    ApiDoc, agents, capabilities, code, doc, health, pool, rollouts, tasks, training, verify,
+    ApiDoc, agents, code, doc, health, languages, pool, rollouts, tasks, training, verify,
 };
 use crate::auth::{Access, Auth, Scope};
 use crate::state::AppState;
@@ -113,7 +113,7 @@ pub fn table() -> Vec<Route> {
         api(M::POST, "/v1/reward", score, verify::reward).sandbox(),
         api(M::POST, "/v1/verify/code", score, code::verify).sandbox(),
         api(M::POST, "/run_code", score, code::run_code).sandbox(),
-        api(M::GET, "/v1/capabilities", score, capabilities::get),
+        api(M::GET, "/v1/capabilities", score, languages::get),
         api(M::GET, "/healthz", open, health::healthz),
         api(M::GET, "/readyz", open, health::readyz),
         api(M::GET, "/metrics", open, health::metrics),

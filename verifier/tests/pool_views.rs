@@ -5,7 +5,7 @@ use serde_json::json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-async fn pool() -> PgPool {
+async fn migrated_db() -> PgPool {
     let schema = testkit::Schema::create("views").await.unwrap();
     let db = schema.connect(2).await.unwrap();
     verifier::pool::migrate(&db).await.unwrap();
@@ -51,7 +51,7 @@ async fn rollout(db: &PgPool, run: &str, step: i64, task: Uuid, agent: Uuid, cor
 
 #[tokio::test]
 async fn complementary_prompts_pair_an_agent_that_failed_all_with_one_that_solved_any() {
-    let db = pool().await;
+    let db = migrated_db().await;
     let (a, b, c) = (
         agent(&db, "a").await,
         agent(&db, "b").await,

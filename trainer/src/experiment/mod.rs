@@ -21,12 +21,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 
+use crate::client::VerifierClient;
 use crate::gate::{GateReport, GateSpec, overlap_gate};
 use crate::policy::{Policy, TextPair};
 use crate::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::train::register_agent;
-use crate::verifier::VerifierClient;
 pub use config::{Arm, ExperimentConfig, Split};
 pub use report::{ArmResult, Report, SeedResult};
 use runs::Runs;

@@ -15,8 +15,8 @@ use super::config::{Arm, ExperimentConfig, Split};
 use super::diagnostics::run_diagnostics;
 use super::report::SeedResult;
 use super::tuning::Setting;
+use crate::client::VerifierClient;
 use crate::config::RunConfig;
-use crate::verifier::VerifierClient;
 
 /// What a finished run wrote next to its checkpoints.
 #[derive(Debug, Serialize, Deserialize)]

@@ -8,11 +8,11 @@ use serde_json::json;
 
 use super::cache;
 use super::config::{ExperimentAgent, Origin, Split};
+use crate::client::VerifierClient;
 use crate::config::RunSection;
 use crate::policy::{Policy, TextPair};
 use crate::sft::supervised;
 use crate::train::evaluate_policy;
-use crate::verifier::VerifierClient;
 use wire::TaskSummary;
 
 /// The warm-up's folder under `run.output_dir`, made unless one with the same settings (the

@@ -9,11 +9,11 @@ use anyhow::{Context, Result, ensure};
 use tch::Tensor;
 use uuid::Uuid;
 
+use crate::client::VerifierClient;
 use crate::config::{AgentSection, GenerationBackend};
 use crate::engine::EngineClient;
 use crate::optim::{self, AdamW};
 use crate::policy::Policy;
-use crate::verifier::VerifierClient;
 
 /// One agent during a run.
 pub(super) struct Agent {

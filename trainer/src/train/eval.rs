@@ -6,11 +6,11 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::agent::Agent;
+use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::generation::SamplingParams;
 use crate::policy::Policy;
 use crate::progress::Phase;
-use crate::verifier::VerifierClient;
 use wire::{NewRollout, TaskSummary};
 
 /// Greedy pass@1 of each agent of `agents` on the held-out tasks; `phase` counts the agents

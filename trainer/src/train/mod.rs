@@ -1,6 +1,6 @@
 //! The training loop (HACPO Algorithm 1) for n heterogeneous agents, and its baselines: every
 //! step each agent generates G responses per prompt ([`generate`]), the verifier scores and pools
-//! them, the step's groups are read back ([`pool`]) and capabilities updated, every learner
+//! them, the step's groups are read back ([`readback`]) and capabilities updated, every learner
 //! updates from the groups ([`roster`], [`learn`]), agents that generate on a serving engine sync their new
 //! weights to it ([`agent`]), then evaluation ([`eval`]), metrics ([`metrics`], also as
 //! TensorBoard scalars: [`tensorboard`]) and checkpoints.
@@ -16,7 +16,7 @@ mod generate;
 mod learn;
 mod local;
 mod metrics;
-mod pool;
+mod readback;
 mod roster;
 mod tensorboard;
 
@@ -27,10 +27,10 @@ use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
 use wire::{Group, TaskSummary};
 
+use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::hacpo::Algorithm;
 use crate::progress::Progress;
-use crate::verifier::VerifierClient;
 use agent::Agent;
 use metrics::StepOutcome;
 use roster::Roster;
@@ -134,7 +134,7 @@ impl<'a> Trainer<'a> {
             .collect::<Result<Vec<_>>>()?;
         let mut roster = Roster::new(cfg);
         if start > 1 {
-            pool::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
+            readback::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
             roster.restore_calibration(&state_dir.join(METRICS_FILE), start - 1)?;
             tracing::info!(step = start - 1, "resumed from checkpoint");
         }
@@ -194,7 +194,7 @@ impl<'a> Trainer<'a> {
     /// then the groups are read once every agent of the run has submitted.
     fn groups(&self, step: usize, progress: &Progress) -> Result<Vec<Group>> {
         let cfg = self.cfg;
-        let missing = pool::missing_agents(&self.client, cfg, step)?;
+        let missing = readback::missing_agents(&self.client, cfg, step)?;
         let own: Vec<(usize, &Agent)> = self
             .learners
             .iter()
@@ -212,7 +212,7 @@ impl<'a> Trainer<'a> {
             self.client.submit(&rollouts)?;
             scoring
         };
-        pool::await_agents(&self.client, cfg, step, &scoring)?;
+        readback::await_agents(&self.client, cfg, step, &scoring)?;
         let groups = self.client.groups(&cfg.run.name, step as i64)?;
         scoring.finish();
         Ok(groups)

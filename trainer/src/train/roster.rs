@@ -13,7 +13,7 @@ use wire::Group;
 use super::UpdateStats;
 use super::agent::Agent;
 use super::learn::{self, UpdateBatch};
-use super::pool;
+use super::readback;
 use crate::config::RunConfig;
 use crate::hacpo::{CapabilityTracker, PairCalibration};
 use crate::progress::Phase;
@@ -56,7 +56,7 @@ impl Roster {
 
     /// Records each agent's accuracy in a step's `groups` (P_{j,t}) and returns it.
     pub(super) fn record(&mut self, groups: &[Group]) -> Vec<f64> {
-        let accuracy = pool::accuracy_per_agent(groups, &self.index, self.agents);
+        let accuracy = readback::accuracy_per_agent(groups, &self.index, self.agents);
         self.tracker.record(&accuracy);
         accuracy
     }

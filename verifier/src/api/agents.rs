@@ -11,9 +11,9 @@ use wire::{Agent, Capability, NewAgent};
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
 use crate::pool::{agents, capability};
+use crate::request::{ApiJson, ApiQuery};
 use crate::state::AppState;
 
 /// Register an agent (idempotent by name).

@@ -10,8 +10,8 @@ use super::doc::BodyErrors;
 use crate::code::{CodeReference, CodeVerdict};
 use crate::compat::sandbox_fusion::{RunCode, RunCodeRequest, RunCodeResponse};
 use crate::error::ApiError;
-use crate::extract::ApiJson;
 use crate::refusal::check_size;
+use crate::request::ApiJson;
 use crate::state::AppState;
 
 /// A program to judge.

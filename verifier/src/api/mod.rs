@@ -1,11 +1,11 @@
-//! The HTTP API: small handlers per resource (extract → call → map), errors as [`ApiError`],
+//! The HTTP API: small handlers per resource (read the [`request`](crate::request) → call → map), errors as [`ApiError`],
 //! and the OpenAPI document that describes them.
 
 pub mod agents;
-pub mod capabilities;
 pub mod code;
 pub mod doc;
 pub mod health;
+pub mod languages;
 pub mod pool;
 pub mod rollouts;
 pub mod tasks;
@@ -41,7 +41,7 @@ use crate::error::ApiError;
         verify::reward,
         code::verify,
         code::run_code,
-        capabilities::get,
+        languages::get,
         health::healthz,
         health::readyz,
         health::metrics,

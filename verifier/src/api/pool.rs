@@ -9,9 +9,9 @@ use wire::{Groups, StepSubmissions};
 
 use super::doc::{QueryErrors, ReadErrors};
 use crate::error::ApiError;
-use crate::extract::{ApiQuery, RunStep};
 use crate::ingest::{RunName, Step};
 use crate::pool::rollouts;
+use crate::request::{ApiQuery, RunStep};
 use crate::state::AppState;
 
 /// Which step's groups.

@@ -10,9 +10,9 @@ use wire::{Page, Rollout, SubmitResult, SubmitRollouts};
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, BatchLimits, RunName, Step};
 use crate::pool::rollouts::{self, RolloutFilter};
+use crate::request::{ApiJson, ApiQuery};
 use crate::state::AppState;
 use crate::verdict::PublicVerdict;
 

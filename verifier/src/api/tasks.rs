@@ -11,9 +11,9 @@ use super::doc::{BodyErrors, QueryErrors, ReadErrors, WriteErrors};
 use crate::auth::Caller;
 use crate::code::CodeReference;
 use crate::error::ApiError;
-use crate::extract::{self, ApiQuery};
 use crate::ingest;
 use crate::pool::tasks::{self, TaskFilter};
+use crate::request::{self, ApiQuery};
 use crate::state::AppState;
 use crate::task::{AnswerShape, MathReference, NewTask, TaskKind};
 
@@ -139,14 +139,14 @@ pub async fn upload(
                 .iter()
                 .any(|k| ct.contains(k))
         });
-    let bytes = extract::body_bytes(req, &()).await?;
+    let bytes = request::body_bytes(req, &()).await?;
     let (new, prefix) = if jsonl {
         let dataset = q
             .dataset
             .ok_or_else(|| ApiError::invalid("dataset", "JSON Lines uploads need ?dataset=NAME"))?;
         (ingest::parse_lines(&dataset, &bytes)?, "lines")
     } else {
-        (extract::parse_json::<NewTasks>(&bytes)?.tasks, "tasks")
+        (request::parse_json::<NewTasks>(&bytes)?.tasks, "tasks")
     };
     let rows = ingest::validate_tasks(new, prefix)?;
     Ok(Json(

@@ -10,9 +10,9 @@ use wire::StepMetrics;
 use super::doc::{BodyErrors, ForbiddenWrite, QueryErrors, ReadErrors, WriteErrors};
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiQuery};
 use crate::ingest::{self, RunName};
 use crate::pool::{agents, training};
+use crate::request::{ApiJson, ApiQuery};
 use crate::state::AppState;
 
 /// Record (or overwrite) one agent's metrics for one step.

@@ -12,10 +12,10 @@ use uuid::Uuid;
 use super::doc::{BodyErrors, ReadErrors};
 use crate::compat::openrlhf::{self, Label, Query, RewardRequest, RewardResponse};
 use crate::error::ApiError;
-use crate::extract::ApiJson;
 use crate::math;
 use crate::pool::tasks::{self, ScoringTask};
 use crate::refusal::check_size;
+use crate::request::ApiJson;
 use crate::scoring::{Score, Scorer};
 use crate::state::AppState;
 

@@ -2,7 +2,7 @@
 
 pub mod budget;
 pub mod compare;
-pub mod extract;
+pub mod fence;
 pub mod harness;
 mod styles;
 mod verdict;
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use budget::TimeBudget;
-pub use extract::Extraction;
+pub use fence::Extraction;
 use styles::Judged;
 pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 
@@ -407,7 +407,7 @@ impl Judge {
                 Extraction::WholeText,
             );
         };
-        let (code, extraction) = extract::program(response, language);
+        let (code, extraction) = fence::program(response, language);
         let seed = reference.seed.unwrap_or(0);
         let budget = match (reference.fuel_limit, reference.time_limit_ms) {
             (Some(fuel), _) => TimeBudget::Fuel(fuel.get()),

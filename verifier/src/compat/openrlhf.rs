@@ -1,8 +1,8 @@
 //! OpenRLHF's remote reward protocol (`--reward.remote_url`, `--remote_rm_url` before 0.10.2):
 //! its request read into one
 //! [`Query`] per query — the response cut out of it and what its label asks to grade against —
-//! and the graded scores written back as its answer, without HTTP. The handler extracts, reads,
-//! grades and answers.
+//! and the graded scores written back as its answer, without HTTP. The handler takes the
+//! request, reads its queries, grades and answers.
 
 use std::collections::HashMap;
 

@@ -1,6 +1,6 @@
 //! SandboxFusion's `/run_code` protocol (the request verl's `sandbox_fusion` reward posts, and
 //! the answer it reads) translated to and from the sandbox's [`Program`] and [`Outcome`],
-//! without HTTP: the handler extracts, calls [`RunCode::prepare`], runs the program, and answers
+//! without HTTP: the handler reads the request, calls [`RunCode::prepare`], runs the program, and answers
 //! with [`FetchNames::answer`].
 
 use std::collections::BTreeMap;

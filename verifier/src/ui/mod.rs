@@ -25,10 +25,10 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::ApiError;
-use crate::extract::{ApiQuery, RunPath, RunStep};
 use crate::ingest::RunName;
 use crate::pool::dashboard::{self, StepAccuracy};
 use crate::refusal::check_text;
+use crate::request::{ApiQuery, RunPath, RunStep};
 use crate::state::AppState;
 
 /// Most rollouts the task page lists.

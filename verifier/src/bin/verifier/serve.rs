@@ -24,7 +24,7 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "VERIFIER_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
-    /// Database connections in the pool.
+    /// Database connections the service holds open at most (its connection pool).
     #[arg(long, env = "VERIFIER_DB_CONNECTIONS", default_value_t = 16)]
     db_connections: u32,
     /// Seconds to wait for a database connection before answering 503.

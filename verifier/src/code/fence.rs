@@ -1,4 +1,7 @@
-//! Finding the program in a model response.
+//! Finding the program in a model response by its code fences: the last fenced block tagged
+//! with the task's language, else the last untagged one, else the whole text. (Math answers are
+//! extracted, in [`crate::math::extract`]; the word `extraction` survives here only as the
+//! public JSON field and schema that say which of the three found the program.)
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

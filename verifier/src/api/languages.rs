@@ -1,6 +1,7 @@
-//! What this instance can run: the languages with their versions, for compiled languages (C,
-//! C++, Go, Rust) how the compiler is confined, and for Python each of its runtimes (fast, full,
-//! scientific) with its packages.
+//! `GET /v1/capabilities`: the languages this instance's sandbox can run, with their versions,
+//! for compiled languages (C, C++, Go, Rust) how the compiler is confined, and for Python each
+//! of its runtimes (fast, full, scientific) with its packages. (An agent's capability, its
+//! accuracy, is another thing: [`super::agents::capability`].)
 
 use axum::Json;
 use axum::extract::State;

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
+use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::hacpo::CapabilityTracker;
 use crate::progress::Phase;
-use crate::verifier::VerifierClient;
 use wire::Group;
 
 /// Mean reward of each agent's rollouts in `groups` (0 for an agent with none); `index` maps

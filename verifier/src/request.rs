@@ -1,5 +1,6 @@
-//! Request extractors shared by the API and the dashboard, whose errors name the offending
-//! field (`rollouts[2].task_id`).
+//! What a request carries and how it is refused: the JSON body, query string and path parts
+//! the API and the dashboard read (axum extractors), whose errors name the offending field
+//! (`rollouts[2].task_id`), and the NUL check on paths and queries.
 
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::StatusCode;
