@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 
-use crate::RunError;
 use crate::config::QueueObserver;
+use crate::program::RunError;
 
 /// Memory every admitted run reserves up front, at most its own limit: about what a Python run
 /// touches, so a burst cannot be admitted beyond what the budget could hold once they start.

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::confine::ConfinementChoice;
+use crate::instance::slicing::Slicing;
+
 /// Hard limits for one run. Every field has a safe default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -70,7 +73,7 @@ pub trait QueueObserver: Send + Sync + std::fmt::Debug {
     fn running(&self, running: usize);
 }
 
-/// How to build a [`crate::Sandbox`].
+/// How to build a [`Sandbox`](crate::runner::Sandbox).
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Folder holding `runner.wasm` and `python-3.12.0.wasm` (from `scripts/setup.d/20-python-wasm.sh`).
@@ -103,9 +106,9 @@ pub struct Config {
     /// and lld); `None` takes the one scripts/setup.d/27-rust.sh installs under the cache root.
     pub rust: Option<PathBuf>,
     /// How the compilers are confined (they never run unconfined).
-    pub confinement: crate::ConfinementChoice,
+    pub confinement: ConfinementChoice,
     /// How admitted runs share the worker threads.
-    pub slicing: crate::Slicing,
+    pub slicing: Slicing,
     /// Load the full Python runtime (needed for fallback; ~1 s extra start-up when cached).
     pub full_python: bool,
     /// Load the fast Python runtime.
@@ -148,8 +151,8 @@ impl Default for Config {
             clang: None,
             go: None,
             rust: None,
-            confinement: crate::ConfinementChoice::default(),
-            slicing: crate::Slicing::default(),
+            confinement: ConfinementChoice::default(),
+            slicing: Slicing::default(),
             full_python: true,
             fast_python: true,
             scientific_python: true,

@@ -14,6 +14,10 @@ use wasmtime::{Enabled, Engine, InstanceAllocationStrategy, Module, PoolingAlloc
 const CORE_INSTANCES_PER_RUN: u32 = 64;
 /// Linear memories one run may create.
 const MEMORIES_PER_RUN: u32 = 4;
+/// Lua protected calls (pcall, coroutine resumes, the main chunk) one run may nest
+/// (`interpreters` ends a run that nests more). Each holds a fiber stack of the pool, so
+/// [`engine`] sizes the pool for this many per run besides the run's own.
+pub(crate) const MAX_PROTECTED_DEPTH: u32 = 8;
 /// Tables one run may create.
 const TABLES_PER_RUN: u32 = 64;
 /// Elements a table may hold: the scientific runtime's function table starts at 47,157 (numpy,
@@ -40,7 +44,7 @@ pub(crate) fn engine(fuel: bool, runs: usize) -> Result<Engine> {
     let slots = u32::try_from(runs.saturating_mul(2).max(2)).context("max_runs")?;
     let mut pool = PoolingAllocationConfig::new();
     // A Lua run holds one more fiber stack per protected call it nests.
-    let stacks = slots.saturating_mul(1 + crate::interpreters::MAX_PROTECTED_DEPTH);
+    let stacks = slots.saturating_mul(1 + MAX_PROTECTED_DEPTH);
     pool.total_component_instances(slots)
         .total_stacks(stacks)
         .total_core_instances(slots * CORE_INSTANCES_PER_RUN)

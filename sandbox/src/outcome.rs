@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::program::ProgramFile;
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,7 +137,7 @@ pub struct Outcome {
     pub message: Option<String>,
     /// The files of `Program::fetch_files` found in the working folder after the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<crate::ProgramFile>,
+    pub files: Vec<ProgramFile>,
 }
 
 impl Outcome {

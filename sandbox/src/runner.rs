@@ -8,13 +8,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::admission::{AbortOnDrop, Admission, Ticket};
-use crate::builds::{BuildCounts, Builds};
+use crate::admission::{AbortOnDrop, Admission};
+use crate::config::Config;
+use crate::confine::Mechanism;
 use crate::instance::Host;
-use crate::interpreters::Interpreters;
-use crate::python::Python;
-use crate::toolchain::{Family, Toolchain};
-use crate::{Config, Language, Limits, Outcome, Program, RunError};
+use crate::outcome::Outcome;
+use crate::program::{Language, Program, RunError, validate};
+use crate::runtimes::interpreters::Interpreters;
+use crate::runtimes::python::{Python, RuntimeSupport};
+use crate::runtimes::scientific;
+use crate::toolchain::builds::{BuildCounts, Builds};
+use crate::toolchain::{Admitted, Family, Toolchain, cpp};
 
 /// How often the epoch ticks; bounds how late a time limit is noticed and how long a guest runs
 /// between yields to the executor (the time slice of runs sharing a worker thread).
@@ -41,15 +45,6 @@ struct Inner {
     /// The confined Rust toolchain and this engine's builds of it, or why there is none.
     rust: Result<(Toolchain, Builds), String>,
     admission: Admission,
-}
-
-/// What a language needs of an admitted run besides the program: its ticket, the compile slots
-/// and builds, and the caller's deadline for waiting on them.
-pub(crate) struct Admitted<'a> {
-    pub(crate) admission: &'a Admission,
-    pub(crate) ticket: &'a Ticket<'a>,
-    pub(crate) builds: &'a Builds,
-    pub(crate) deadline: Option<Instant>,
 }
 
 impl Sandbox {
@@ -151,7 +146,7 @@ impl Sandbox {
             Language::Python => (!self.inner.python.available()).then(|| {
                 format!(
                     "the Python wasm runtimes are not installed; run scripts/setup.d/20-python-wasm.sh and {}",
-                    crate::scientific::SETUP
+                    scientific::SETUP
                 )
             }),
             Language::C | Language::Cpp | Language::Go | Language::Rust => {
@@ -189,13 +184,13 @@ impl Sandbox {
 
     /// Each Python runtime (fast, full, scientific): its version and packages, or why it is not
     /// loaded. Which one runs a program is chosen per run (`PythonRuntime::Auto`).
-    pub fn python_runtimes(&self) -> Vec<crate::RuntimeSupport> {
+    pub fn python_runtimes(&self) -> Vec<RuntimeSupport> {
         self.inner.python.runtimes()
     }
 
     /// The mechanism confining the compiler of `language` (C, C++, Go, Rust), when it is supported;
     /// `None` for interpreted languages.
-    pub fn compiler_confinement(&self, language: Language) -> Option<crate::Mechanism> {
+    pub fn compiler_confinement(&self, language: Language) -> Option<Mechanism> {
         match language {
             Language::C | Language::Cpp | Language::Go | Language::Rust => self
                 .toolchain(language)
@@ -321,7 +316,7 @@ impl Sandbox {
             tracing::error!(error = %e, "sandbox run panicked");
             Ok(Outcome::internal(format!("sandbox run failed: {e}")))
         })?;
-        crate::cpp::explain_unsupported(&mut outcome);
+        cpp::explain_unsupported(&mut outcome);
         Ok(outcome)
     }
 }
@@ -343,56 +338,4 @@ fn toolchain_of(inner: &Inner, language: Language) -> &Result<(Toolchain, Builds
         Language::Rust => &inner.rust,
         _ => &inner.clang,
     }
-}
-
-/// Checks what can be checked before running.
-fn validate(program: &Program, limits: &Limits) -> Result<(), RunError> {
-    if program.source.contains('\0') {
-        return Err(RunError::InvalidProgram(
-            "source contains a NUL byte".into(),
-        ));
-    }
-    if program.stdin.len() > limits.stdin_bytes {
-        return Err(RunError::InvalidProgram(format!(
-            "stdin is {} bytes, more than the limit of {}",
-            program.stdin.len(),
-            limits.stdin_bytes
-        )));
-    }
-    if limits.wall_time.is_zero() || limits.memory_bytes == 0 {
-        return Err(RunError::InvalidProgram(
-            "time and memory limits must be positive".into(),
-        ));
-    }
-    for file in &program.files {
-        file_path_ok(&file.path)?;
-    }
-    for path in &program.fetch_files {
-        file_path_ok(path)?;
-    }
-    Ok(())
-}
-
-impl crate::ProgramFile {
-    /// Whether `path` names a file inside the working directory: relative, `/`-separated,
-    /// without `.`, `..` or empty parts.
-    pub fn path_is_valid(path: &str) -> bool {
-        !(path.is_empty()
-            || path.starts_with('/')
-            || path.contains('\\')
-            || path.contains('\0')
-            || path
-                .split('/')
-                .any(|c| c.is_empty() || c == "." || c == ".."))
-    }
-}
-
-/// A provided or fetched file's path must stay inside the working directory.
-fn file_path_ok(path: &str) -> Result<(), RunError> {
-    if !crate::ProgramFile::path_is_valid(path) {
-        return Err(RunError::InvalidProgram(format!(
-            "file path {path:?} must be relative, `/`-separated, without `.`/`..`/empty parts"
-        )));
-    }
-    Ok(())
 }

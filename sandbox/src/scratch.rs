@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::ProgramFile;
+use crate::program::ProgramFile;
 
 /// Most files and folders a run may create in its working folder.
 pub(crate) const MAX_ENTRIES: u64 = 4096;

@@ -5,8 +5,9 @@ use std::time::Instant;
 use wasmtime::Trap;
 
 use super::{DeadlineExceeded, Ending, Io};
+use crate::config::Limits;
 use crate::meter::MeterStats;
-use crate::{Limits, Outcome, Status};
+use crate::outcome::{Outcome, Runtime, Status};
 
 /// Builds the outcome of one guest execution.
 pub(super) struct Classify<'a> {
@@ -16,7 +17,7 @@ pub(super) struct Classify<'a> {
     pub(super) memory: &'a MeterStats,
     pub(super) fuel_used: Option<u64>,
     pub(super) started: Instant,
-    pub(super) runtime: crate::Runtime,
+    pub(super) runtime: Runtime,
     pub(super) scratch_exceeded: bool,
 }
 

@@ -9,14 +9,16 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 
 use super::{Guest, Host, Metered, ending_of, execute};
 use crate::admission::Grant;
+use crate::config::Limits;
 use crate::meter::MemoryMeter;
-use crate::{Limits, Outcome, Program};
+use crate::outcome::Outcome;
+use crate::program::Program;
 
 /// Store data for WASI preview 1 command modules (full Python, C, C++, the interpreters).
 pub(crate) struct CommandState {
     ctx: WasiP1Ctx,
     meter: MemoryMeter,
-    /// Lua's protected calls in flight, each a nested guest call (`crate::interpreters`).
+    /// Lua's protected calls in flight, each a nested guest call (`interpreters`).
     pub(crate) protected_depth: u32,
 }
 

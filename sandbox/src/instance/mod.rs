@@ -6,7 +6,7 @@
 mod classify;
 mod command;
 mod determinism;
-mod slicing;
+pub(crate) mod slicing;
 
 pub(crate) use command::{CommandState, command_linker, run_command, run_module};
 pub use determinism::{WALL_CLOCK_EPOCH, WALL_CLOCK_TICK};
@@ -21,9 +21,11 @@ use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::admission::Grant;
+use crate::config::{Config, Limits};
 use crate::meter::MemoryMeter;
+use crate::outcome::{Outcome, Runtime};
+use crate::program::Program;
 use crate::scratch::{Scratch, ScratchWatch};
-use crate::{Config, Limits, Outcome, Program};
 use classify::Classify;
 
 /// Grace beyond the wall-time limit for guests blocked in a host call (e.g. `time.sleep`).
@@ -115,7 +117,7 @@ pub(crate) struct Guest<'a> {
     /// `.` for wasi-libc programs (relative paths resolve against it); `/` for Go, whose
     /// wasip1 runtime resolves every path as absolute and finds no preopen named `.`.
     pub(crate) folder_name: &'a str,
-    pub(crate) runtime: crate::Runtime,
+    pub(crate) runtime: Runtime,
     pub(crate) source_file: Option<&'a str>,
     pub(crate) env: &'a [(&'a str, &'a str)],
     pub(crate) mounts: &'a [Mount],

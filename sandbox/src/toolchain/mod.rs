@@ -1,34 +1,47 @@
-//! Compiled languages: a compiler ([`clang`](crate::clang) for C/C++, Go's [`golang`](crate::golang),
-//! [`rustc`](crate::rust))
-//! run confined, its wasm32-wasi output kept as native code by [`builds`](crate::builds), then
-//! run as a WASI command.
+//! Compiled languages (C, C++, Go, Rust): a compiler ([`clang`] for C/C++, Go's [`golang`],
+//! [`rustc`](rust)) run confined, its wasm32-wasi output kept as native code by [`builds`] (in
+//! memory) and [`build_disk`] (on disk), then run as a WASI command. [`cpp`] holds the
+//! judge-style headers every C/C++ compile gets.
 //!
 //! A compiler is the one host program untrusted source drives, so it only ever runs inside a
 //! [`Jail`] established at start-up by its own self-test; without one, its languages are
 //! unsupported.
+//!
+//! Dependencies run one way: this module picks the compiler ([`Family`], [`Compiler`]) and
+//! drives the build; each compiler's file prepares its steps in a work folder; [`step`] runs
+//! them, confined, and knows no compiler.
 
-use std::ffi::OsString;
+mod build_disk;
+pub(crate) mod builds;
+mod clang;
+pub(crate) mod cpp;
+mod golang;
+mod rust;
+mod step;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use tokio::io::AsyncReadExt;
-
-use crate::builds::{self, Build};
-use crate::clang::Clang;
-use crate::confine::{ConfinementChoice, Jail, JailedCommand, Mechanism};
-use crate::golang::Go;
+use crate::admission::{Admission, Ticket};
+use crate::config::Limits;
+use crate::confine::{ConfinementChoice, Jail, Mechanism};
 use crate::instance::{Guest, Host, command_linker, run_command};
-use crate::outcome::CompileOutcome;
-use crate::runner::Admitted;
-use crate::rust::Rust;
-use crate::{Limits, Outcome, Program, RunError, Runtime, Status};
+use crate::outcome::{CompileOutcome, Outcome, Runtime, Status};
+use crate::program::{Language, Program, RunError};
+use builds::{Build, Builds};
+use clang::Clang;
+use golang::Go;
+use rust::Rust;
 
-/// Most compiler diagnostics kept.
-const DIAGNOSTICS_BYTES: usize = 64 << 10;
-
-/// The file every compile writes its module to, in its work folder.
-pub(crate) const OUTPUT: &str = "main.wasm";
+/// What a compiled language needs of an admitted run besides the program: its ticket, the
+/// compile slots and builds, and the caller's deadline for waiting on them.
+pub(crate) struct Admitted<'a> {
+    pub(crate) admission: &'a Admission,
+    pub(crate) ticket: &'a Ticket<'a>,
+    pub(crate) builds: &'a Builds,
+    pub(crate) deadline: Option<Instant>,
+}
 
 /// Which compiler a toolchain runs.
 #[derive(Clone)]
@@ -51,15 +64,6 @@ pub(crate) enum Family {
     /// Rust.
     Rust,
 }
-
-/// One confined process of a compile: the program (a path inside the jail) and its arguments.
-pub(crate) struct Step {
-    pub(crate) program: PathBuf,
-    pub(crate) args: Vec<OsString>,
-}
-
-/// A compile made ready in its work folder: its steps, and the environment they run with.
-pub(crate) type Prepared = (Vec<Step>, Vec<(&'static str, String)>);
 
 /// A confined compiler.
 #[derive(Clone)]
@@ -92,9 +96,12 @@ impl Toolchain {
             return found.clone();
         }
         let found = match family {
-            Family::Clang => Clang::establish(configured, choice, concurrency),
-            Family::Go => Go::establish(configured, choice, concurrency),
-            Family::Rust => Rust::establish(configured, choice, concurrency),
+            Family::Clang => Clang::establish(configured, choice, concurrency)
+                .map(|(jail, c)| (jail, Compiler::Clang(c))),
+            Family::Go => Go::establish(configured, choice, concurrency)
+                .map(|(jail, g)| (jail, Compiler::Go(g))),
+            Family::Rust => Rust::establish(configured, choice, concurrency)
+                .map(|(jail, r)| (jail, Compiler::Rust(r))),
         }
         .map(|(jail, compiler)| Toolchain { jail, compiler });
         known.push((key, found.clone()));
@@ -116,7 +123,7 @@ impl Toolchain {
     }
 
     /// What this toolchain supports, in words (`C++17 …`, `Go 1.27.3 …`).
-    pub(crate) fn version(&self, language: crate::Language) -> String {
+    pub(crate) fn version(&self, language: Language) -> String {
         match &self.compiler {
             Compiler::Clang(_) => Clang::version(language),
             Compiler::Go(g) => g.version(),
@@ -213,8 +220,8 @@ impl Toolchain {
         Ok(with_compile(outcome, compile))
     }
 
-    /// Runs the compiler's steps in `dir`, within the compile time limit and a memory cap;
-    /// returns the module bytes on success.
+    /// Prepares the compile in `dir` (the source and what else the compiler reads) and runs its
+    /// steps ([`step::compile`]); returns the module bytes on success.
     async fn compile(
         &self,
         dir: &Path,
@@ -222,119 +229,13 @@ impl Toolchain {
         limits: &Limits,
     ) -> (CompileOutcome, Option<Vec<u8>>) {
         let started = Instant::now();
-        let failed = |stderr: String, exit_code: Option<i32>, timed_out: bool| CompileOutcome {
-            ok: false,
-            exit_code,
-            stderr,
-            timed_out,
-            wall_time: started.elapsed(),
-            cached: false,
-        };
         let prepared = match &self.compiler {
             Compiler::Clang(c) => c.prepare(dir, program),
             Compiler::Go(g) => g.prepare(&self.jail, dir, program),
             Compiler::Rust(r) => r.prepare(dir, program),
         };
-        let (steps, env) = match prepared {
-            Ok(s) => s,
-            Err(e) => {
-                return (
-                    failed(format!("preparing the compile: {e}"), None, false),
-                    None,
-                );
-            }
-        };
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let deadline = tokio::time::Instant::now() + limits.compile_time;
-        let cpu_seconds = limits.compile_time.as_secs() + 1;
-        let mut stderr = String::new();
-        let mut exit_code = None;
-        for step in steps {
-            let JailedCommand { cmd, held } =
-                match self
-                    .jail
-                    .command(dir, &step.program, &step.args, &env, cpu_seconds)
-                {
-                    Ok(c) => c,
-                    Err(e) => {
-                        return (
-                            failed(format!("confining the compiler: {e}"), None, false),
-                            None,
-                        );
-                    }
-                };
-            let mut cmd = tokio::process::Command::from(cmd);
-            cmd.kill_on_drop(true);
-            let spawned = cmd.spawn();
-            drop(held);
-            let mut child = match spawned {
-                Ok(c) => c,
-                Err(e) => {
-                    return (
-                        failed(format!("starting the compiler: {e}"), None, false),
-                        None,
-                    );
-                }
-            };
-            let group = child.id();
-            let (stdout, stderr_pipe) = (child.stdout.take(), child.stderr.take());
-            let waited = tokio::time::timeout_at(deadline, async {
-                let (out, err) = tokio::join!(read_limited(stdout), read_limited(stderr_pipe));
-                (child.wait().await, [out, err].concat())
-            })
-            .await;
-            let (status, diagnostics) = match waited {
-                Ok((Ok(status), diagnostics)) => (status, diagnostics),
-                Ok((Err(e), _)) => {
-                    return (
-                        failed(format!("waiting for the compiler: {e}"), None, false),
-                        None,
-                    );
-                }
-                Err(_) => {
-                    // Every process of the step (clang's linker too) is in the child's group.
-                    if let Some(pid) = group {
-                        unsafe { libc::killpg(pid as libc::pid_t, libc::SIGKILL) };
-                    }
-                    return (failed("compilation timed out".into(), None, true), None);
-                }
-            };
-            stderr.push_str(&String::from_utf8_lossy(&diagnostics));
-            exit_code = status.code();
-            if !status.success() {
-                return (failed(stderr, exit_code, false), None);
-            }
-        }
-        match std::fs::read(dir.join(OUTPUT)) {
-            Ok(wasm) => (
-                CompileOutcome {
-                    ok: true,
-                    exit_code,
-                    stderr,
-                    timed_out: false,
-                    wall_time: started.elapsed(),
-                    cached: false,
-                },
-                Some(wasm),
-            ),
-            Err(e) => (
-                failed(format!("reading {OUTPUT}: {e}"), exit_code, false),
-                None,
-            ),
-        }
+        step::compile(&self.jail, dir, prepared, limits, started).await
     }
-}
-
-/// Up to [`DIAGNOSTICS_BYTES`] of what a compiler writes to `pipe`.
-async fn read_limited(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> Vec<u8> {
-    let mut diagnostics = Vec::new();
-    if let Some(pipe) = pipe {
-        let _ = pipe
-            .take(DIAGNOSTICS_BYTES as u64)
-            .read_to_end(&mut diagnostics)
-            .await;
-    }
-    diagnostics
 }
 
 /// Why a program has no build.

@@ -3,7 +3,7 @@
 //! costs one compile and one Cranelift compile, then milliseconds per run.
 //!
 //! Two levels: wasmtime modules in memory (a module belongs to its engine, so each sandbox keeps
-//! its own), and their serialised native code on disk ([`crate::build_disk`]), which survives
+//! its own), and their serialised native code on disk ([`build_disk`](super::build_disk)), which survives
 //! restarts. A build is keyed by the source's digest; the disk name adds the engine's
 //! compatibility hash and the toolchain's identity, so a build made by another engine
 //! configuration or another compiler is never loaded. Only successful compiles are kept: their
@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use wasmtime::{Engine, Module};
 
-use crate::Language;
-use crate::build_disk::BuildDisk;
+use super::build_disk::BuildDisk;
 use crate::outcome::CompileOutcome;
+use crate::program::Language;
 
 /// Most bytes of native code kept in memory; the least recently used builds go first.
 const MEMORY_BYTES: usize = 256 << 20;

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::{Outcome, Status};
+use crate::outcome::{Outcome, Status};
 
 /// Folder, relative to the work folder, passed to clang with `-isystem`.
 pub(crate) const INCLUDE_DIR: &str = "include";

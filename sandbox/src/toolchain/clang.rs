@@ -1,27 +1,28 @@
 //! C and C++ through clang's wasm32-wasi target (Debian's clang-19 + wasi-libc + libc++): the
-//! flags, the files a compile writes and clang's self-test; [`crate::toolchain`] runs it.
+//! flags, the files a compile writes and clang's self-test; the [toolchain](super) runs it.
 
 use std::ffi::OsString;
 use std::path::Path;
 
+use super::cpp;
+use super::step::{OUTPUT, Prepared, Step};
 pub(crate) use crate::confine::Clang;
 use crate::confine::{Canary, ConfinementChoice, Jail, Toolset};
-use crate::toolchain::{Compiler, OUTPUT, Prepared, Step};
-use crate::{Language, Program};
+use crate::program::{Language, Program};
 
-/// clang's flags for C++ (`-isystem include`: the judge-style headers of `crate::cpp`, written
+/// clang's flags for C++ (`-isystem include`: the judge-style headers of [`cpp`], written
 /// into each compile's folder).
 const CPP_FLAGS: &[&str] = &[
     "--driver-mode=g++",
     "-std=c++17",
     "-fno-exceptions",
     "-isystem",
-    crate::cpp::INCLUDE_DIR,
+    cpp::INCLUDE_DIR,
     "-include",
-    crate::cpp::RUNTIME_HEADER,
+    cpp::RUNTIME_HEADER,
 ];
 /// clang's flags for C.
-const C_FLAGS: &[&str] = &["-std=c17", "-include", crate::cpp::RUNTIME_HEADER];
+const C_FLAGS: &[&str] = &["-std=c17", "-include", cpp::RUNTIME_HEADER];
 
 impl Clang {
     /// Finds clang and the wasi sysroot and confines them.
@@ -29,10 +30,10 @@ impl Clang {
         configured: Option<&Path>,
         choice: ConfinementChoice,
         concurrency: usize,
-    ) -> Result<(Jail, Compiler), String> {
+    ) -> Result<(Jail, Clang), String> {
         let (clang, tools): (Clang, Toolset) = Clang::discover(configured)?;
         let jail = Jail::establish(choice, tools, concurrency, |jail| clang.self_test(jail))?;
-        Ok((jail, Compiler::Clang(clang)))
+        Ok((jail, clang))
     }
 
     /// The clang executable.
@@ -61,7 +62,7 @@ impl Clang {
             id.push(0);
             id.extend(arg.as_encoded_bytes());
         }
-        crate::cpp::identity(id);
+        cpp::identity(id);
     }
 
     /// Writes the source and headers into `dir`; the one step compiling and linking them.
@@ -71,7 +72,7 @@ impl Clang {
             _ => ("main.c", C_FLAGS),
         };
         std::fs::write(dir.join(file), &program.source)?;
-        crate::cpp::write_headers(dir)?;
+        cpp::write_headers(dir)?;
         let args = extra
             .iter()
             .map(OsString::from)

@@ -9,9 +9,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::step::{OUTPUT, Prepared, Step};
+use crate::config::Config;
 use crate::confine::{Canary, ConfinementChoice, Jail, Toolset};
-use crate::toolchain::{Compiler, OUTPUT, Prepared, Step};
-use crate::{Config, Program};
+use crate::program::Program;
 
 /// The folder scripts/setup.d/27-rust.sh installs for the sandbox, under the cache root.
 const FOLDER: &str = "rust/wasi-1.63.0";
@@ -64,7 +65,7 @@ impl Rust {
         configured: Option<&Path>,
         choice: ConfinementChoice,
         concurrency: usize,
-    ) -> Result<(Jail, Compiler), String> {
+    ) -> Result<(Jail, Rust), String> {
         let origin = configured
             .map(Path::to_path_buf)
             .unwrap_or_else(|| Config::cache_root().join(FOLDER));
@@ -99,7 +100,7 @@ impl Rust {
             version: version.trim().to_string(),
         };
         let jail = Jail::establish(choice, tools, concurrency, |jail| rust.self_test(jail))?;
-        Ok((jail, Compiler::Rust(rust)))
+        Ok((jail, rust))
     }
 
     /// The compiler executable on the host.

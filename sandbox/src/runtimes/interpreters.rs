@@ -21,12 +21,11 @@ use anyhow::{Context, Result};
 use wasmtime::{Caller, InstancePre, Linker};
 
 use crate::admission::Grant;
+use crate::config::{Config, Limits};
 use crate::instance::{CommandState, Guest, Host, command_linker, run_command, run_module};
-use crate::{Config, Language, Limits, Outcome, Program, RunError, Runtime};
-
-/// Lua protected calls (pcall, coroutine resumes, the main chunk) one run may nest. Each holds
-/// a fiber stack of the engine's pool, which `modules::engine` sizes for this many per run.
-pub(crate) const MAX_PROTECTED_DEPTH: u32 = 8;
+use crate::modules::MAX_PROTECTED_DEPTH;
+use crate::outcome::{Outcome, Runtime};
+use crate::program::{Language, Program, RunError};
 
 /// How the host links and starts an interpreter's module.
 #[derive(Clone, Copy, PartialEq, Eq)]
