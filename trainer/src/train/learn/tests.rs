@@ -606,3 +606,40 @@ fn an_update_reports_its_distance_from_the_start_and_the_kl_of_its_own_samples()
     let st_b = update(&mut agents[1], 1, &batch, &Phase::hidden()).unwrap();
     assert_eq!(st_b.displacement, None);
 }
+
+#[test]
+fn the_calibrated_rule_divides_each_cross_ratio_by_its_directions_offset() {
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let g = group(&agents);
+    let mut cfg = run_config(Algorithm::Hacpo);
+    cfg.algorithm.cross_rule = CrossRule::Calibrated;
+    // b → a's typical ratio 0.25 (one recorded step); a → b's is not a's business here.
+    let mut calibration = PairCalibration::new(5);
+    calibration.record(1, 0, 0.25);
+    calibration.record(0, 1, 4.0);
+    let batch = UpdateBatch {
+        calibration: &calibration,
+        ..step_one(std::slice::from_ref(&g), &index, &tracker, &cfg)
+    };
+    let (items, _) = learner_batch(&agents[0], 0, &batch).unwrap();
+    let uncalibrated = {
+        let mut plain = cfg.clone();
+        plain.algorithm.cross_rule = CrossRule::Window;
+        let batch = step_one(std::slice::from_ref(&g), &index, &tracker, &plain);
+        learner_batch(&agents[0], 0, &batch).unwrap().0
+    };
+    for (t, u) in items.iter().zip(&uncalibrated) {
+        let (offset, shift) = if t.sample.cross {
+            (0.25, 0.25f64.ln())
+        } else {
+            (1.0, 0.0)
+        };
+        assert_eq!(t.offset, offset);
+        // exp(ℓ_k − (ℓ_{j,old} + ln ŝ)) = s / ŝ: the old log-prob moves by ln ŝ, nothing else.
+        assert!((t.sample.old_logprob - (u.sample.old_logprob + shift)).abs() < 1e-12);
+        assert_eq!(t.sample.advantage, u.sample.advantage);
+    }
+    assert!(items.iter().any(|t| t.sample.cross) && items.iter().any(|t| !t.sample.cross));
+}
