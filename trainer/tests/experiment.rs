@@ -517,7 +517,14 @@ fn sharing_regimes_declares_specialists_and_tokenizers_against_distillation() {
             .iter()
             .map(|a| a.name.as_str())
             .collect();
-        assert_eq!(arms, ["gspo2x", "distill", "naive", "hacpo"], "{cell}");
+        assert_eq!(arms[..4], ["gspo2x", "distill", "naive", "hacpo"], "{cell}");
+        // Cell A adds issue 54's rules, declared after its gate and before their runs.
+        let added: &[&str] = if bpe {
+            &[]
+        } else {
+            &["calibrated", "truncated"]
+        };
+        assert_eq!(arms[4..], *added, "{cell}");
         let primary = cfg
             .experiment
             .primary
