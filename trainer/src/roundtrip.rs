@@ -345,6 +345,7 @@ pub fn warm_up(
             lr,
             seed,
         },
+        None,
     )
 }
 

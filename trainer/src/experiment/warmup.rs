@@ -56,7 +56,10 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
         let losses = match &a.warmup {
             Some(w) => {
                 tracing::info!(agent = a.name, steps = w.steps, "supervised warm-up");
-                supervised(&mut policy, examples, w)?
+                // Named after every setting of the warm-up: a changed one never resumes another.
+                let key = crate::rng::fnv1a(&serde_json::to_vec(&settings)?) as u32;
+                let progress = dir.with_extension(format!("progress-{key:08x}"));
+                supervised(&mut policy, examples, w, Some(&progress))?
             }
             None => Vec::new(),
         };
