@@ -46,6 +46,9 @@ pub use metrics::{OriginStats, StepExtra, UpdateStats};
 struct RunState {
     /// Last step whose updates are in the saved checkpoints.
     step: usize,
+    /// The run they belong to (empty in states written before it was recorded).
+    #[serde(default)]
+    run: String,
 }
 
 /// The file naming a process's last checkpoint.
@@ -109,6 +112,24 @@ impl<'a> Trainer<'a> {
             Ok(t) => Some(serde_json::from_str(&t).context("reading state.json")?),
             Err(_) => None,
         };
+        if let Some(s) = &resumed {
+            // Another run's checkpoints in this folder (two configs sharing an output_dir)
+            // must not pass for this one's: resuming them would skip or corrupt its training.
+            ensure!(
+                s.run.is_empty() || s.run == cfg.run.name,
+                "{} holds the checkpoints of run `{}`, not `{}`: give this run its own output_dir",
+                state_dir.display(),
+                s.run,
+                cfg.run.name
+            );
+            ensure!(
+                s.step <= cfg.run.steps,
+                "{} is at step {}, past this run's {} steps: another run's checkpoints?",
+                state_dir.display(),
+                s.step,
+                cfg.run.steps
+            );
+        }
         let start = resumed.as_ref().map_or(1, |s| s.step + 1);
         let learners = cfg
             .agents
@@ -300,7 +321,7 @@ impl<'a> Trainer<'a> {
                 a.policy.save(&dir)?;
                 a.opt.save(&dir)?;
             }
-            write_state(&self.state_dir, step)?;
+            write_state(&self.state_dir, step, &cfg.run.name)?;
         }
         Ok(())
     }
@@ -308,10 +329,14 @@ impl<'a> Trainer<'a> {
 
 /// Records that the checkpoints of `step` are complete; written aside and renamed, so a process
 /// killed meanwhile leaves the previous state, never a truncated one.
-fn write_state(dir: &Path, step: usize) -> Result<()> {
+fn write_state(dir: &Path, step: usize, run: &str) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!("{STATE_FILE}.tmp"));
-    std::fs::write(&tmp, serde_json::to_vec(&RunState { step })?)?;
+    let state = RunState {
+        step,
+        run: run.to_string(),
+    };
+    std::fs::write(&tmp, serde_json::to_vec(&state)?)?;
     std::fs::rename(&tmp, dir.join(STATE_FILE))
         .with_context(|| format!("writing {}", dir.join(STATE_FILE).display()))
 }
