@@ -51,6 +51,14 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
         assert_eq!(warned, idle, "{p}: {warnings:?}");
     }
     trainer::train::run(&config(2)).unwrap();
+    // Another run pointed at the same folder is refused, not resumed from these checkpoints.
+    let mut other = config(2);
+    other.run.name = "another-run".into();
+    let refused = trainer::train::run(&other).unwrap_err().to_string();
+    assert!(
+        refused.contains("holds the checkpoints of run `loop-test`, not `another-run`"),
+        "{refused}"
+    );
 
     let q = |sql: &'static str| {
         rt.block_on(sqlx::query_as::<_, (String, i64, i64)>(sql).fetch_all(&db))
