@@ -334,6 +334,17 @@ fn run_gate(
         .map(|d| cache::settings_of(&warmup::marker(d)))
         .collect::<Result<Vec<_>>>()?;
     let key = (spec, &warmups, GATE_PROMPTS);
+    // The first arm's algorithm settings: the window and unit the gate measures, and the rule
+    // it is announced under.
+    let hc = cfg
+        .arm_config(
+            &cfg.experiment.arms[0],
+            0,
+            &[],
+            &Setting::default(),
+            Split::Test,
+        )?
+        .algorithm;
     let mut report = cache::cached(&path, &key, || {
         let policies = cfg
             .agents
@@ -346,15 +357,6 @@ fn run_gate(
         let prompts: Vec<String> = (0..spec.prompts)
             .map(|_| splits.train[rng.below(splits.train.len())].prompt.clone())
             .collect();
-        let hc = cfg
-            .arm_config(
-                &cfg.experiment.arms[0],
-                0,
-                &[],
-                &Setting::default(),
-                Split::Test,
-            )?
-            .algorithm;
         let mut g = overlap_gate(
             &agents,
             &prompts,
@@ -379,17 +381,7 @@ fn run_gate(
             p.quantiles[2]
         );
     }
-    let rule = cfg
-        .arm_config(
-            &cfg.experiment.arms[0],
-            0,
-            &[],
-            &Setting::default(),
-            Split::Test,
-        )?
-        .algorithm
-        .cross_rule;
-    crate::gate::announce(&report, rule);
+    crate::gate::announce(&report, hc.cross_rule);
     let ignored = !report.passed && cfg.experiment.ignore_gate;
     if report.ignored != ignored {
         // What the file says must be what happened: a run made with --ignore-gate says so.
