@@ -135,13 +135,17 @@ pub fn access(method: &Method, path: &str) -> Option<Access> {
     if path == "/docs" || path.starts_with("/docs/") {
         return Some(Access::Open);
     }
+    lookup(&table(), method, path)
+}
+
+/// The access `table` gives `method` (HEAD as GET) on `path`.
+fn lookup(table: &[Route], method: &Method, path: &str) -> Option<Access> {
     let method = if method == Method::HEAD {
         &Method::GET
     } else {
         method
     };
-    table()
-        .into_iter()
+    (table.iter())
         .find(|r| r.method == method && r.path == path)
         .map(|r| r.access)
 }
@@ -159,10 +163,7 @@ pub fn document(auth: Auth) -> utoipa::openapi::OpenApi {
     if auth == Auth::Tokens {
         let table = table();
         doc::require_tokens(&mut d, |method, path| {
-            table
-                .iter()
-                .find(|r| r.method == method && r.path == path)
-                .map_or(Access::Scope(Scope::Admin), |r| r.access)
+            lookup(&table, method, path).unwrap_or(Access::Scope(Scope::Admin))
         });
     }
     d
