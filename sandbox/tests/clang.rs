@@ -308,12 +308,15 @@ async fn a_program_run_case_by_case_compiles_once() {
     assert!(!out.compile.unwrap().cached);
 }
 
-/// C only, with its own build cache in `cache` (no Python runtimes to compile).
+/// C only, with its own build cache in `cache`: no Python runtime and no interpreter, whose
+/// first compiles into an empty cache take minutes (the scientific runtime's and Ruby's most).
 fn c_only_config(cache: &std::path::Path) -> Config {
     Config {
         cache_dir: cache.to_path_buf(),
+        interpreter_dir: cache.join("no-interpreters"),
         fast_python: false,
         full_python: false,
+        scientific_python: false,
         ..Config::default()
     }
 }
