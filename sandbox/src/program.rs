@@ -150,6 +150,11 @@ pub struct Program {
     pub files: Vec<ProgramFile>,
     /// Paths in the working directory to return after the run (`Outcome::files`).
     pub fetch_files: Vec<String>,
+    /// Arguments appended to argv after the program's name, for the compiled languages (C,
+    /// C++, Go, Rust); the interpreted ones (Python, Lua, SQL, JavaScript, TypeScript, Ruby)
+    /// ignore them, their argv being the interpreter's own. At most 256 of them, 64 KiB
+    /// together, none holding a NUL byte.
+    pub args: Vec<String>,
     /// Per-run limits; `None` takes the sandbox's defaults.
     pub limits: Option<Limits>,
     /// Python runtime choice (ignored for other languages).
@@ -212,6 +217,12 @@ pub enum RunError {
     },
 }
 
+/// Most arguments a program may be given (`Program::args`).
+const MAX_ARGS: usize = 256;
+
+/// Most bytes a program's arguments may hold together (`Program::args`).
+const MAX_ARGS_BYTES: usize = 64 << 10;
+
 /// Checks what can be checked before running.
 pub(crate) fn validate(program: &Program, limits: &Limits) -> Result<(), RunError> {
     if program.source.contains('\0') {
@@ -231,11 +242,34 @@ pub(crate) fn validate(program: &Program, limits: &Limits) -> Result<(), RunErro
             "time and memory limits must be positive".into(),
         ));
     }
+    args_ok(&program.args)?;
     for file in &program.files {
         file_path_ok(&file.path)?;
     }
     for path in &program.fetch_files {
         file_path_ok(path)?;
+    }
+    Ok(())
+}
+
+/// Arguments become C strings in the guest (so no NUL) and live in its memory (so bounded).
+fn args_ok(args: &[String]) -> Result<(), RunError> {
+    if args.len() > MAX_ARGS {
+        return Err(RunError::InvalidProgram(format!(
+            "{} arguments, more than the limit of {MAX_ARGS}",
+            args.len()
+        )));
+    }
+    let bytes: usize = args.iter().map(String::len).sum();
+    if bytes > MAX_ARGS_BYTES {
+        return Err(RunError::InvalidProgram(format!(
+            "the arguments hold {bytes} bytes, more than the limit of {MAX_ARGS_BYTES}"
+        )));
+    }
+    if let Some(i) = args.iter().position(|a| a.contains('\0')) {
+        return Err(RunError::InvalidProgram(format!(
+            "argument {i} contains a NUL byte"
+        )));
     }
     Ok(())
 }

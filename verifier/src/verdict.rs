@@ -99,7 +99,8 @@ pub struct PublicCodeVerdict {
     pub elapsed_seconds: f64,
 }
 
-/// One case of a [`PublicCodeVerdict`]: what the program did, not what was expected.
+/// One case of a [`PublicCodeVerdict`]: what the program did, not what was expected (nor what a
+/// checker said of it, which often quotes the expected answer).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PublicCase {
     /// Case number (0-based).
@@ -154,7 +155,8 @@ mod tests {
         let code = json!({"kind": "code", "correct": false, "reward": 0.0, "status": "failed",
             "message": "0/1 cases passed", "language": "python", "extraction": "fenced_block",
             "runtime": "python_fast", "passed": 0, "total": 1, "elapsed_seconds": 0.5,
-            "cases": [{"index": 0, "status": "wrong_answer", "got": "4", "expected": "3"}]});
+            "cases": [{"index": 0, "status": "wrong_answer", "got": "4", "expected": "3",
+                "checker_message": "wrong answer expected 3, found 4"}]});
         assert_eq!(
             PublicVerdict::of_stored(&code),
             json!({"kind": "code", "correct": false, "reward": 0.0, "status": "failed",

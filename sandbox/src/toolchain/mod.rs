@@ -197,6 +197,9 @@ impl Toolchain {
             Ok(p) => p,
             Err(e) => return Ok(with_compile(Outcome::internal(format!("{e:#}")), compile)),
         };
+        let argv: Vec<&str> = std::iter::once("main")
+            .chain(program.args.iter().map(String::as_str))
+            .collect();
         let outcome = run_command(
             host,
             &run.ticket.grant,
@@ -204,7 +207,7 @@ impl Toolchain {
             program,
             limits,
             Guest {
-                args: &["main"],
+                args: &argv,
                 folder_name: match self.compiler {
                     Compiler::Clang(_) | Compiler::Rust(_) => ".",
                     Compiler::Go(_) => "/",

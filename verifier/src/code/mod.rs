@@ -1,6 +1,7 @@
 //! Judging generated programs against a task's tests, inside the sandbox.
 
 pub mod budget;
+mod checker;
 pub mod compare;
 pub mod fence;
 pub mod harness;
@@ -17,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use budget::TimeBudget;
+pub use checker::Checker;
 pub use fence::Extraction;
-use styles::Judged;
 pub use verdict::{CaseStatus, CaseVerdict, CodeStatus, CodeVerdict, Unjudged};
 
 /// The hidden reference of a `code` task: the language and how to test a program.
@@ -68,6 +69,12 @@ pub struct CodeReference {
     )]
     #[schema(value_type = Option<u64>, minimum = 0, maximum = 9007199254740991_f64)]
     pub seed: Option<u64>,
+    /// A special judge for `stdio` tests whose cases have more than one right output: it
+    /// decides each case the program ran to its end, in testlib's convention (README, "Special
+    /// judges"). A checker that fails is a `checker_error`, never the program's fault.
+    // Boxed: few references carry one, and every reference would otherwise hold its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker: Option<Box<Checker>>,
 }
 
 /// What every run of one judgement shares: its limits and its random seed.
@@ -437,6 +444,15 @@ impl Judge {
             );
         }
         let run = RunSettings { limits, seed };
+        let checker = match reference
+            .checker
+            .as_ref()
+            .map(|c| self.prepare_checker(c, &reference.tests, &run))
+            .transpose()
+        {
+            Ok(c) => c,
+            Err(why) => return CodeVerdict::not_judged(why, language.as_str(), extraction),
+        };
         let judged = match &reference.tests {
             Tests::Assert { test, entry_point } => {
                 self.judge_assert(&run, language, prompt, &code, test, entry_point)
@@ -452,6 +468,7 @@ impl Judge {
                     &code,
                     cases,
                     float_tolerance.unwrap_or(compare::DEFAULT_FLOAT_TOLERANCE),
+                    checker.as_ref(),
                 )
                 .await
             }
@@ -471,62 +488,9 @@ impl Judge {
                 .await
             }
         };
-        let Judged {
-            cases,
-            runtime,
-            problem,
-        } = match judged {
-            Ok(j) => j,
-            Err(why) => {
-                return CodeVerdict::not_judged(why, language.as_str(), extraction);
-            }
-        };
-        let total = cases.len();
-        let passed = cases
-            .iter()
-            .filter(|c| c.status == CaseStatus::Passed)
-            .count();
-        if let Some(internal) = cases.iter().find(|c| c.status == CaseStatus::InternalError) {
-            let mut v = CodeVerdict::not_judged(
-                Unjudged::Internal(
-                    internal
-                        .error
-                        .clone()
-                        .unwrap_or_else(|| "sandbox failure".into()),
-                ),
-                language.as_str(),
-                extraction,
-            );
-            v.cases = cases;
-            v.total = total;
-            return v;
-        }
-        let all = total > 0 && passed == total;
-        let reward = match reference.scoring {
-            Scoring::AllOrNothing => f64::from(u8::from(all)),
-            Scoring::Fraction if total > 0 => passed as f64 / total as f64,
-            Scoring::Fraction => 0.0,
-        };
-        let status = if all {
-            CodeStatus::Passed
-        } else if cases.iter().any(|c| c.status == CaseStatus::CompileError) {
-            CodeStatus::CompileError
-        } else {
-            CodeStatus::Failed
-        };
-        let message = problem.unwrap_or_else(|| format!("{passed}/{total} cases passed"));
-        CodeVerdict {
-            correct: all,
-            reward,
-            status,
-            message,
-            language: language.as_str().into(),
-            extraction,
-            runtime,
-            passed,
-            total,
-            cases,
-            elapsed_seconds: started.elapsed().as_secs_f64(),
+        match judged {
+            Ok(j) => CodeVerdict::of_cases(j, reference.scoring, language, extraction, started),
+            Err(why) => CodeVerdict::not_judged(why, language.as_str(), extraction),
         }
     }
 }

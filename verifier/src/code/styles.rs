@@ -2,6 +2,7 @@
 
 use sandbox::{Language, Outcome, Program, RunError, Status};
 
+use super::checker::Prepared;
 use super::harness::{self, CaseReport};
 use super::{CallCase, CaseStatus, CaseVerdict, Judge, RunSettings, StdioCase, Unjudged, compare};
 
@@ -17,7 +18,7 @@ fn head(s: &str) -> String {
 }
 
 /// The last `SHOWN_CHARS` characters of `s` (tracebacks end with the useful part).
-fn tail(s: &str) -> Option<String> {
+pub(super) fn tail(s: &str) -> Option<String> {
     let n = s.chars().count();
     (n > 0).then(|| s.chars().skip(n.saturating_sub(SHOWN_CHARS)).collect())
 }
@@ -32,6 +33,24 @@ fn abnormal(outcome: &Outcome) -> CaseStatus {
         Status::CompileError => CaseStatus::CompileError,
         Status::InternalError => CaseStatus::InternalError,
     }
+}
+
+/// A stdio case's status by comparing the program's output with the expected one, and the
+/// error shown when it did not end normally.
+fn compared(outcome: &Outcome, case: &StdioCase, tolerance: f64) -> (CaseStatus, Option<String>) {
+    let status = match outcome.status {
+        Status::Ok if compare::stdout_matches(&outcome.stdout, &case.stdout, tolerance) => {
+            CaseStatus::Passed
+        }
+        Status::Ok => CaseStatus::WrongAnswer,
+        _ => abnormal(outcome),
+    };
+    let error = match (&outcome.compile, status) {
+        (Some(c), CaseStatus::CompileError) => tail(&c.stderr),
+        (_, CaseStatus::Passed | CaseStatus::WrongAnswer) => None,
+        _ => tail(&outcome.stderr).or(outcome.message.clone()),
+    };
+    (status, error)
 }
 
 impl Judge {
@@ -117,12 +136,15 @@ impl Judge {
                 } else {
                     tail(&outcome.stderr).or(outcome.message.clone())
                 },
+                checker_message: None,
             }],
             runtime: outcome.runtime.map(|r| r.as_str().to_string()),
             problem,
         })
     }
 
+    /// Runs the program on each case; with a checker, the checker decides each case the program
+    /// ran to its end, in place of comparing outputs.
     pub(super) async fn judge_stdio(
         &self,
         run: &RunSettings,
@@ -130,28 +152,31 @@ impl Judge {
         code: &str,
         cases: &[StdioCase],
         tolerance: f64,
+        checker: Option<&Prepared>,
     ) -> Result<Judged, Unjudged> {
-        let runs = cases.iter().map(|case| {
+        let runs = cases.iter().map(|case| async move {
             let program = Self::program(run, language, code.to_string(), case.stdin.clone());
-            self.run_built(program)
+            let outcome = self.run_built(program).await?;
+            let ruling = match checker {
+                Some(c) if outcome.status == Status::Ok => {
+                    Some(self.check(c, case, &outcome.stdout).await?)
+                }
+                _ => None,
+            };
+            Ok::<_, Unjudged>((outcome, ruling))
         });
-        let outcomes = futures::future::join_all(runs).await;
+        let ran = futures::future::join_all(runs).await;
         let mut verdicts = Vec::with_capacity(cases.len());
         let mut runtime = None;
-        for (index, (case, outcome)) in cases.iter().zip(outcomes).enumerate() {
-            let outcome = outcome?;
+        for (index, (case, ran)) in cases.iter().zip(ran).enumerate() {
+            let (outcome, ruling) = ran?;
             runtime = runtime.or(outcome.runtime.map(|r| r.as_str().to_string()));
-            let status = match outcome.status {
-                Status::Ok if compare::stdout_matches(&outcome.stdout, &case.stdout, tolerance) => {
-                    CaseStatus::Passed
+            let (status, error, checker_message) = match ruling {
+                Some(r) => (r.status, r.error, r.message),
+                None => {
+                    let (status, error) = compared(&outcome, case, tolerance);
+                    (status, error, None)
                 }
-                Status::Ok => CaseStatus::WrongAnswer,
-                _ => abnormal(&outcome),
-            };
-            let error = match (&outcome.compile, status) {
-                (Some(c), CaseStatus::CompileError) => tail(&c.stderr),
-                (_, CaseStatus::Passed | CaseStatus::WrongAnswer) => None,
-                _ => tail(&outcome.stderr).or(outcome.message.clone()),
             };
             let failed = status != CaseStatus::Passed;
             verdicts.push(CaseVerdict {
@@ -160,6 +185,7 @@ impl Judge {
                 got: failed.then(|| head(&outcome.stdout)),
                 expected: failed.then(|| head(&case.stdout)),
                 error,
+                checker_message: checker_message.filter(|_| failed),
             });
         }
         Ok(Judged {
@@ -225,6 +251,7 @@ impl Judge {
                             got: None,
                             expected: None,
                             error: None,
+                            checker_message: None,
                         }
                     }
                     Some(CaseReport::Returned(v)) => CaseVerdict {
@@ -237,6 +264,7 @@ impl Judge {
                         got: Some(head(&v.to_string())),
                         expected,
                         error: None,
+                        checker_message: None,
                     },
                     Some(CaseReport::Raised(e)) => CaseVerdict {
                         index,
@@ -244,6 +272,7 @@ impl Judge {
                         got: None,
                         expected,
                         error: Some(head(e)),
+                        checker_message: None,
                     },
                     Some(CaseReport::Unserializable(t)) => CaseVerdict {
                         index,
@@ -251,6 +280,7 @@ impl Judge {
                         got: Some(format!("<unserializable {t}>")),
                         expected,
                         error: None,
+                        checker_message: None,
                     },
                     None => CaseVerdict {
                         index,
@@ -258,6 +288,7 @@ impl Judge {
                         got: None,
                         expected,
                         error: tail(&outcome.stderr).or(outcome.message.clone()),
+                        checker_message: None,
                     },
                 }
             })

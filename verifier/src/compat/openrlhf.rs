@@ -198,6 +198,7 @@ fn stdio_cases(m: &serde_json::Map<String, Value>) -> Result<CodeReference, Stri
         time_limit_ms: None,
         fuel_limit: None,
         seed: None,
+        checker: None,
     })
 }
 

@@ -162,7 +162,7 @@ class CaseVerdict(TypedDict, total=False):
     index: int
     status: Literal[
         "passed", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit",
-        "compile_error", "not_run", "internal_error",
+        "compile_error", "not_run", "checker_error", "internal_error",
     ]
     got: str  # what the program printed (truncated)
     error: str  # the end of stderr, or the exception raised
@@ -171,7 +171,7 @@ class CaseVerdict(TypedDict, total=False):
 class CodeVerdict(TypedDict):
     correct: bool
     reward: float
-    status: str  # passed, failed, compile_error, internal_error, unsupported_language, …
+    status: str  # passed, failed, compile_error, checker_error, internal_error, …
     message: str
     language: str
     extraction: str  # how the program was taken from the response

@@ -1,4 +1,5 @@
-//! Headers that make judge-style C and C++ compile against Debian's wasm32-wasi libc and libc++.
+//! Headers that make judge-style C and C++ compile against Debian's wasm32-wasi libc and libc++,
+//! and the testlib-compatible header C++ checkers (special judges) include.
 //!
 //! They are embedded in the binary and written into each compile's own work folder, because the
 //! compile runs confined to that folder plus the toolchain: nothing in the source tree (or
@@ -26,6 +27,9 @@ const HEADERS: &[(&str, &str)] = &[
     ("thread", include_str!("thread")),
     // libc++ without filesystem support hides std::ifstream/ofstream; this one shows them.
     ("fstream", include_str!("fstream")),
+    // A testlib-compatible checker library of our own, for special judges (`#include
+    // "testlib.h"` finds it too: quoted includes fall back to the `-isystem` folders).
+    ("testlib.h", include_str!("testlib.h")),
 ];
 
 /// Writes the headers under `dir/include`.
