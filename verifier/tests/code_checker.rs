@@ -321,13 +321,18 @@ async fn a_checker_is_for_stdio_tests_and_names_its_field_when_refused() {
     assert_eq!(json["status"], "invalid_reference", "{json}");
     let message = json["message"].as_str().unwrap();
     assert!(message.starts_with("checker.language:"), "{json}");
+    // So is a language the sandbox does not know, at judging time as the reference's own.
+    let cobol = reference(Some(checker("cobol", "")));
+    let (_, json) = verdict(&judge, &cobol, RIGHT).await;
+    assert_eq!(json["status"], "invalid_reference", "{json}");
+    let message = json["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("checker.language: unknown language \"cobol\""),
+        "{json}"
+    );
 
-    // Bad checker fields are refused where the reference is read, naming them.
+    // Malformed checker fields are refused where the reference is read, naming them.
     for (bad, field) in [
-        (
-            json!({"language": "cobol", "source": ""}),
-            "unknown language",
-        ),
         (
             json!({"language": "cpp", "source": "", "time_limit_ms": 0}),
             "at least 1",

@@ -33,11 +33,11 @@ const PYTHON_REJECTED: i32 = 97;
 #[serde(deny_unknown_fields)]
 pub struct Checker {
     /// The checker's language, named as the reference's `language` is: `cpp` (with our
-    /// testlib-compatible `testlib.h`), `c`, `go`, `rust` or `python`. The other interpreted
-    /// languages are refused: a program of theirs that fails exits with status 1, "rejected".
-    #[serde(deserialize_with = "language")]
-    #[schema(value_type = String)]
-    pub language: Language,
+    /// testlib-compatible `testlib.h`), `c`, `go`, `rust` or `python`. Other names make the
+    /// verdict `invalid_reference`, as an unknown `language` of the reference makes it
+    /// `unsupported_language`: the other interpreted languages because a program of theirs
+    /// that fails exits with status 1, "rejected".
+    pub language: String,
     /// The checker's source. Compiled checkers get `input.txt output.txt answer.txt` as
     /// arguments; Python checkers see them in `sys.argv[1:]` and reject with `sys.exit(1)` (a
     /// raised exception, or `os._exit(1)`, is the checker's failure).
@@ -69,16 +69,6 @@ pub struct Checker {
     )]
     #[schema(value_type = Option<u64>, minimum = 1)]
     pub memory_mb: Option<NonZeroU64>,
-}
-
-/// A language name as [`Language::parse`] reads it.
-fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
-    let name = String::deserialize(d)?;
-    Language::parse(&name).ok_or_else(|| {
-        serde::de::Error::custom(format!(
-            "unknown language {name:?} (python, c, cpp, lua, sql, javascript, ruby, typescript, go, rust)"
-        ))
-    })
 }
 
 /// A checker ready to run for one judgement: its program (the source as it runs, its arguments,
@@ -113,7 +103,13 @@ impl Judge {
                 "checker: a checker judges stdio cases only (style \"stdio\")".into(),
             ));
         }
-        let (source, args, rejected) = match checker.language {
+        let Some(language) = Language::parse(&checker.language) else {
+            return Err(Unjudged::InvalidReference(format!(
+                "checker.language: unknown language {:?} (checkers are c, cpp, go, rust or python)",
+                checker.language
+            )));
+        };
+        let (source, args, rejected) = match language {
             Language::Python => (python_wrapper(&checker.source), Vec::new(), PYTHON_REJECTED),
             Language::C | Language::Cpp | Language::Go | Language::Rust => (
                 checker.source.clone(),
@@ -128,16 +124,15 @@ impl Judge {
                 )));
             }
         };
-        if !self.sandbox.supports(checker.language) {
+        if !self.sandbox.supports(language) {
             return Err(Unjudged::UnsupportedLanguage(format!(
-                "checker.language: {} is not installed in this sandbox",
-                checker.language
+                "checker.language: {language} is not installed in this sandbox"
             )));
         }
         let limits = self.checker_limits(checker, &run.limits)?;
         Ok(Prepared {
             program: Program {
-                language: checker.language,
+                language,
                 source,
                 args,
                 limits: Some(limits),
@@ -309,17 +304,16 @@ mod tests {
     }
 
     #[test]
-    fn a_checker_reference_reads_its_language_and_refuses_unknown_fields() {
+    fn a_checker_reference_keeps_its_fields_and_refuses_unknown_ones() {
         let c: Checker = serde_json::from_value(serde_json::json!(
             {"language": "c++", "source": "int main(){}", "fuel_limit": 1000}))
         .unwrap();
-        assert_eq!(c.language, Language::Cpp);
         assert_eq!(
             serde_json::to_value(&c).unwrap(),
-            serde_json::json!({"language": "cpp", "source": "int main(){}", "fuel_limit": 1000})
+            serde_json::json!({"language": "c++", "source": "int main(){}", "fuel_limit": 1000})
         );
         for bad in [
-            serde_json::json!({"language": "cobol", "source": ""}),
+            serde_json::json!({"language": 3, "source": ""}),
             serde_json::json!({"language": "cpp", "source": "", "memory_mb": 0}),
             serde_json::json!({"language": "cpp", "source": "", "argv": []}),
         ] {
