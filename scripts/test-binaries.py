@@ -18,6 +18,7 @@ is non-zero if any did. Doc-tests run afterwards through cargo (`--doc`).
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -110,7 +111,11 @@ def run(binary):
     })
     with tempfile.TemporaryFile(mode="w+b") as log:
         started = time.monotonic()
-        proc = subprocess.Popen([exe], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # Its own process group, ended with it: a binary killed mid-test (the OOM killer, a
+        # panic in a test holding a server) would otherwise leave its children running, such as
+        # a vLLM server holding gigabytes (seen 2026-12-07).
+        proc = subprocess.Popen([exe], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         peak = 0
         while True:
             peak = max(peak, tree_rss_mib(proc.pid))
@@ -120,6 +125,10 @@ def run(binary):
             except subprocess.TimeoutExpired:
                 pass
         seconds = time.monotonic() - started
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass  # nothing of the group is left
         log.seek(0)
         output = log.read().decode("utf-8", "replace")
     return label, seconds, peak, code, output
