@@ -1,6 +1,7 @@
 //! The one rule for how long a request's runs may take, which every route that runs code
 //! follows (`/v1/verify/code`, `/v1/reward`, the pool's code tasks, `/run_code`).
 
+use std::num::NonZeroU64;
 use std::time::Duration;
 
 use sandbox::Limits;
@@ -22,6 +23,24 @@ pub enum TimeBudget {
     /// This much wasm fuel; the wall clock only guards the service, [`FUEL_WALL_GUARD`] times
     /// the route's own.
     Fuel(u64),
+}
+
+impl TimeBudget {
+    /// What a task's `fuel_limit` and `time_limit_ms` ask (a code reference's, a checker's):
+    /// fuel when given, else the time capped at the route's `wall_time`, else the route's own.
+    pub fn of_task(
+        fuel_limit: Option<NonZeroU64>,
+        time_limit_ms: Option<NonZeroU64>,
+        wall_time: Duration,
+    ) -> TimeBudget {
+        match (fuel_limit, time_limit_ms) {
+            (Some(fuel), _) => TimeBudget::Fuel(fuel.get()),
+            (None, Some(ms)) => {
+                TimeBudget::WallTime(wall_time.min(Duration::from_millis(ms.get())))
+            }
+            (None, None) => TimeBudget::Default,
+        }
+    }
 }
 
 /// The limits of a request's runs: `base` (the route's own) under `budget`. A fuel budget is
@@ -55,6 +74,22 @@ pub fn for_request(base: &Limits, metered: bool, budget: TimeBudget) -> Result<L
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_asks_fuel_first_then_a_capped_time() {
+        let n = |v| NonZeroU64::new(v);
+        let wall = Duration::from_secs(10);
+        assert_eq!(TimeBudget::of_task(n(7), n(300), wall), TimeBudget::Fuel(7));
+        assert_eq!(
+            TimeBudget::of_task(None, n(300), wall),
+            TimeBudget::WallTime(Duration::from_millis(300))
+        );
+        assert_eq!(
+            TimeBudget::of_task(None, n(60_000), wall),
+            TimeBudget::WallTime(wall)
+        );
+        assert_eq!(TimeBudget::of_task(None, None, wall), TimeBudget::Default);
+    }
 
     #[test]
     fn fuel_replaces_the_clock_and_needs_metering() {

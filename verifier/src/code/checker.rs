@@ -8,7 +8,6 @@
 //! failure, a `checker_error` that says nothing about the program.
 
 use std::num::NonZeroU64;
-use std::time::Duration;
 
 use sandbox::{Language, Limits, Outcome, Program, ProgramFile, Status};
 use serde::{Deserialize, Serialize};
@@ -146,19 +145,18 @@ impl Judge {
     /// The checker's limits: its own time, fuel and memory where it sets them, within the
     /// service's; the judgement's otherwise.
     fn checker_limits(&self, checker: &Checker, judgement: &Limits) -> Result<Limits, Unjudged> {
-        let budget = match (checker.fuel_limit, checker.time_limit_ms) {
-            (Some(fuel), _) => Some(TimeBudget::Fuel(fuel.get())),
-            (None, Some(ms)) => Some(TimeBudget::WallTime(
-                self.limits.wall_time.min(Duration::from_millis(ms.get())),
-            )),
-            (None, None) => None,
-        };
+        let budget = TimeBudget::of_task(
+            checker.fuel_limit,
+            checker.time_limit_ms,
+            self.limits.wall_time,
+        );
         let mut limits = match budget {
-            Some(b) => budget::for_request(&self.limits, self.fuel, b).map_err(|r| {
+            // Unset, the checker runs as the judgement's own runs do.
+            TimeBudget::Default => judgement.clone(),
+            b => budget::for_request(&self.limits, self.fuel, b).map_err(|r| {
                 let field = r.field.as_deref().unwrap_or("limits");
                 Unjudged::InvalidReference(format!("checker.{field}: {}", r.message))
             })?,
-            None => judgement.clone(),
         };
         if let Some(mb) = checker.memory_mb {
             limits.memory_bytes = self
@@ -251,6 +249,8 @@ fn python_wrapper(source: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn outcome(status: Status, exit_code: Option<i32>, stderr: &str) -> Outcome {

@@ -416,13 +416,11 @@ impl Judge {
         };
         let (code, extraction) = fence::program(response, language);
         let seed = reference.seed.unwrap_or(0);
-        let budget = match (reference.fuel_limit, reference.time_limit_ms) {
-            (Some(fuel), _) => TimeBudget::Fuel(fuel.get()),
-            (None, Some(ms)) => {
-                TimeBudget::WallTime(self.limits.wall_time.min(Duration::from_millis(ms.get())))
-            }
-            (None, None) => TimeBudget::Default,
-        };
+        let budget = TimeBudget::of_task(
+            reference.fuel_limit,
+            reference.time_limit_ms,
+            self.limits.wall_time,
+        );
         let limits = match budget::for_request(&self.limits, self.fuel, budget) {
             Ok(limits) => limits,
             Err(r) => {
