@@ -32,8 +32,8 @@ CARGO = os.environ.get("CARGO", "cargo")
 # (its own and its children's, such as a vLLM server), in MiB. A binary starts only when its peak
 # fits beside the running ones' in MEMORY_SHARE of the machine's memory: two big ones at once ran
 # this 24 GiB machine out of memory (2026-12-07: the OOM killer ended engine_gemma, 19 GiB with
-# its vLLM server, beside the scientific runtime's tests). The committed file gives the figures
-# of a cold run on a 2-core machine, for a target that has none yet.
+# its vLLM server, beside the scientific runtime's tests). The committed file serves a target that
+# has none yet: seconds of a cold run on a 2-core machine, each binary's largest peak measured.
 DEFAULT_COSTS = ROOT / "scripts" / "test-costs.json"
 MEMORY_SHARE = 0.8
 # For a binary never measured: a long one (so it is not left for the end) of middling size.
@@ -75,26 +75,36 @@ def machine_mib():
         return int(f.readline().split()[1]) // 1024
 
 
-def tree_rss_mib(root):
-    """Resident memory of process `root` and all its descendants, in MiB."""
-    children, rss = {}, {}
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def stat(pid):
+    """The fields of /proc/PID/stat after the command name (field 3 first), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def tree(root):
+    """Resident memory of process `root` and all its descendants, in MiB, and each of those
+    processes' start time by pid (by parentage: the test kit starts its servers in process
+    groups of their own)."""
+    children, rss, began = {}, {}, {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
-        rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [root]
+        if entry.isdigit() and (fields := stat(entry)) is not None:
+            pid = int(entry)
+            children.setdefault(int(fields[1]), []).append(pid)
+            rss[pid] = int(fields[21]) * PAGE
+            began[pid] = fields[19]
+    total, seen, stack = 0, {}, [root]
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
+        seen[pid] = began.get(pid)
         stack.extend(children.get(pid, []))
-    return total >> 20
+    return total >> 20, seen
 
 
 def run(binary):
@@ -111,24 +121,29 @@ def run(binary):
     })
     with tempfile.TemporaryFile(mode="w+b") as log:
         started = time.monotonic()
-        # Its own process group, ended with it: a binary killed mid-test (the OOM killer, a
-        # panic in a test holding a server) would otherwise leave its children running, such as
-        # a vLLM server holding gigabytes (seen 2026-12-07).
-        proc = subprocess.Popen([exe], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        peak = 0
+        proc = subprocess.Popen([exe], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+        peak, descendants = 0, {}
         while True:
-            peak = max(peak, tree_rss_mib(proc.pid))
+            rss, seen = tree(proc.pid)
+            peak = max(peak, rss)
+            descendants.update(seen)
             try:
                 code = proc.wait(timeout=0.5)
                 break
             except subprocess.TimeoutExpired:
                 pass
         seconds = time.monotonic() - started
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass  # nothing of the group is left
+        # What it started ends with it: a binary killed mid-test (the OOM killer, a test's panic)
+        # leaves its servers running otherwise, and one vLLM server, its engine gone, ignored the
+        # SIGTERM its parent's death sent it and held 1.6 GB (seen 2026-12-07). A pid counts
+        # only while its start time is the one seen, so a reused pid is never hit.
+        for pid, began in descendants.items():
+            fields = stat(pid)
+            if pid != proc.pid and fields is not None and fields[19] == began:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass  # it ended meanwhile
         log.seek(0)
         output = log.read().decode("utf-8", "replace")
     return label, seconds, peak, code, output
@@ -157,7 +172,6 @@ def main():
     failed, measured = [], {}
     lock = threading.Condition()
     running = {}  # label -> expected peak MiB
-    done = [0]
 
     def next_binary():
         """The longest binary left that fits beside the running ones (None when none is left)."""
@@ -176,10 +190,9 @@ def main():
             label, seconds, peak, code, output = run(b)
             with lock:
                 del running[label]
-                done[0] += 1
                 measured[label] = {"seconds": round(seconds, 1), "peak_mib": peak}
                 status = "ok" if code == 0 else f"FAILED ({code})"
-                print(f"==> [{done[0]}/{len(bins)}] {label}: {seconds:.1f} s, "
+                print(f"==> [{len(measured)}/{len(bins)}] {label}: {seconds:.1f} s, "
                       f"peak {peak} MiB, {status}", flush=True)
                 print(output, flush=True)
                 if code != 0:
