@@ -468,11 +468,7 @@ class InStream {
     // --- Several values --------------------------------------------------------------------
 
     std::vector<int> readInts(int count, int min, int max, const std::string &variable = "") {
-        std::vector<int> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readInt(min, max, variable));
-        }
-        return out;
+        return repeat(count, [&] { return readInt(min, max, variable); });
     }
 
     std::vector<int> readInts(int count) {
@@ -481,11 +477,7 @@ class InStream {
 
     std::vector<long long> readLongs(int count, long long min, long long max,
                                      const std::string &variable = "") {
-        std::vector<long long> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readLong(min, max, variable));
-        }
-        return out;
+        return repeat(count, [&] { return readLong(min, max, variable); });
     }
 
     std::vector<long long> readLongs(int count) {
@@ -495,44 +487,38 @@ class InStream {
 
     std::vector<double> readReals(int count, double min, double max,
                                   const std::string &variable = "") {
-        std::vector<double> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readReal(min, max, variable));
-        }
-        return out;
+        return repeat(count, [&] { return readReal(min, max, variable); });
     }
 
     std::vector<double> readReals(int count) {
-        std::vector<double> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readReal());
-        }
-        return out;
+        return repeat(count, [&] { return readReal(); });
     }
 
     std::vector<double> readDoubles(int count) { return readReals(count); }
 
     std::vector<std::string> readTokens(int count) {
-        std::vector<std::string> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readToken());
-        }
-        return out;
+        return repeat(count, [&] { return readToken(); });
     }
 
     std::vector<std::string> readWords(int count) { return readTokens(count); }
 
     std::vector<std::string> readLines(int count) {
-        std::vector<std::string> out;
-        for (int i = 0; i < count; i++) {
-            out.push_back(readLine());
-        }
-        return out;
+        return repeat(count, [&] { return readLine(); });
     }
 
     std::vector<std::string> readStrings(int count) { return readLines(count); }
 
   private:
+    // `count` values, each from one call of `read`, in order.
+    template <typename Read>
+    static auto repeat(int count, Read read) -> std::vector<decltype(read())> {
+        std::vector<decltype(read())> out;
+        for (int i = 0; i < count; i++) {
+            out.push_back(read());
+        }
+        return out;
+    }
+
     Role role_;
     std::string data_;
     size_t pos_ = 0;
