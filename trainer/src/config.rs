@@ -83,6 +83,11 @@ pub struct RunSection {
     /// (`gate::announce`). 0 skips it; so does a process that holds one agent only.
     #[serde(default = "sixteen")]
     pub gate_prompts: usize,
+    /// Asynchronous training (issue 55): no agent waits for another; each update uses every
+    /// partner rollout of the last η steps that it has not used yet (η = `max_staleness`, see
+    /// `hacpo::staleness`). Unset: every step waits until every agent has submitted it.
+    #[serde(default)]
+    pub max_staleness: Option<u64>,
 }
 
 impl RunSection {

@@ -94,3 +94,80 @@ async fn complementary_prompts_pair_an_agent_that_failed_all_with_one_that_solve
             .unwrap();
     assert_eq!(task_ids, [tasks[0]]);
 }
+
+#[tokio::test]
+async fn rollout_uses_and_agent_staleness_read_the_trainers_uses_and_skip_malformed_ones() {
+    let db = migrated_db().await;
+    let (a, b) = (agent(&db, "a").await, agent(&db, "b").await);
+    let t = task(&db, 0).await;
+    rollout(&db, "r", 1, t, a, true).await;
+    rollout(&db, "r", 1, t, b, false).await;
+    let id_of = |agent: Uuid| {
+        let db = db.clone();
+        async move {
+            sqlx::query_scalar::<_, Uuid>("select id from rollouts where agent_id = $1")
+                .bind(agent)
+                .fetch_one(&db)
+                .await
+                .unwrap()
+        }
+    };
+    let (own, cross) = (id_of(a).await, id_of(b).await);
+    let metrics = |agent: Uuid, extra: serde_json::Value| {
+        let db = db.clone();
+        async move {
+            sqlx::query(
+                "insert into train_metrics (run, agent_id, step, extra) values ('r', $1, 2, $2)",
+            )
+            .bind(agent)
+            .bind(extra)
+            .execute(&db)
+            .await
+            .unwrap();
+        }
+    };
+    // a's update 2 trained on its own rollout and on b's, one update late; the other entries
+    // are what a careless client could write into `extra`, and must not break the views.
+    metrics(
+        a,
+        json!({
+            "wait_seconds": 1.5, "generate_seconds": 2.0, "train_seconds": 1.0, "sync_seconds": 0.0,
+            "uses": [
+                {"id": own, "staleness": 0}, {"id": cross, "staleness": 1},
+                {"id": "nope", "staleness": 1}, {"id": cross, "staleness": -1},
+                {"id": cross, "staleness": 1e300}, 7, "x"
+            ]
+        }),
+    )
+    .await;
+    metrics(b, json!({"wait_seconds": "x", "uses": {"id": own}})).await;
+
+    let uses: Vec<(String, String, i64, bool)> = sqlx::query_as(
+        "select learner, author, staleness, cross_sample from rollout_uses where run = 'r' \
+         order by author",
+    )
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(
+        uses,
+        [
+            ("a".to_string(), "a".to_string(), 0, false),
+            ("a".to_string(), "b".to_string(), 1, true)
+        ]
+    );
+    let rows: Vec<(String, i64, i64, Option<i64>, Option<f64>, Option<f64>)> = sqlx::query_as(
+        "select agent, rollouts_used, cross_used, staleness_max, wait_seconds, idle_fraction \
+         from agent_staleness where run = 'r' order by agent",
+    )
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(
+        rows,
+        [
+            ("a".to_string(), 2, 1, Some(1), Some(1.5), Some(0.5)),
+            ("b".to_string(), 0, 0, None, None, None)
+        ]
+    );
+}

@@ -45,6 +45,7 @@ impl SyntheticBatch {
                     // exp(-0.05) ≈ 0.95 lies inside the step-0 cross clip [0.8, 1].
                     old_logprob: if cross { l + 0.05 } else { l },
                     omega: if cross { 1.5 } else { 1.0 },
+                    behaviour_weight: 1.0,
                 }
             })
             .collect();

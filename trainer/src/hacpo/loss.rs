@@ -19,6 +19,10 @@ pub struct SequenceSample {
     /// ω(j, k) = clamp(P̂_j / P̂_k): capability discrepancy of the source relative to the learner
     /// (1 for self samples).
     pub omega: f64,
+    /// The decoupled PPO weight min(π_prox / π_behav, cap) of a stale own sample, whose
+    /// `old_logprob` is then the proximal policy's ([`super::staleness`]); 1 for a fresh own
+    /// sample and for cross samples.
+    pub behaviour_weight: f64,
 }
 
 /// The loss of a mini-batch and what to log about it.
@@ -59,6 +63,7 @@ pub fn sequence_loss(
     };
     let adv = column(|s| s.advantage);
     let old = column(|s| s.old_logprob);
+    let behaviour = column(|s| s.behaviour_weight);
     let omega = if cfg.omega_in_loss {
         column(|s| s.omega)
     } else {
@@ -68,11 +73,12 @@ pub fn sequence_loss(
         .to_device(device);
 
     let delta = logprob - &old;
-    // GSPO self term: −min(s·A, clip(s, 1−ε_low, 1+ε_high)·A).
+    // GSPO self term: −w·min(s·A, clip(s, 1−ε_low, 1+ε_high)·A), w the decoupled weight of a
+    // stale sample (1 when fresh).
     let (lo, hi) = (1.0 - cfg.gspo_eps_low, 1.0 + cfg.gspo_eps_high);
     // Clamped to ±10 in log space like the cross ratio, as the authors clamp both.
     let s_self = delta.clamp(-10.0, 10.0).exp();
-    let self_term = -(&s_self * &adv).minimum(&(s_self.clamp(lo, hi) * &adv));
+    let self_term = -(&s_self * &adv).minimum(&(s_self.clamp(lo, hi) * &adv)) * &behaviour;
 
     let lower = cfg.gradient_floor(m);
     let s_cross = delta.clamp(-10.0, 10.0).exp();
@@ -200,6 +206,7 @@ mod tests {
                     advantage: adv[i],
                     old_logprob: OLD[i],
                     omega: if source == learner { 1.0 } else { omega_other },
+                    behaviour_weight: 1.0,
                 }
             })
             .collect()
@@ -266,6 +273,7 @@ mod tests {
             advantage,
             old_logprob: -1.0,
             omega: 1.0,
+            behaviour_weight: 1.0,
         };
         // s = e^0.01 = 1.01005, above 1 + 4e-4. With A > 0 the clipped branch is the minimum
         // (no gradient); with A < 0 the unclipped one is (gradient flows).
@@ -275,6 +283,33 @@ mod tests {
         close(&grad, &[0.0, r]);
         assert_eq!(grad[0], 0.0);
         assert_eq!(out.clip_fraction, 1.0);
+    }
+
+    #[test]
+    fn a_stale_own_sample_is_clipped_around_the_proximal_policy_and_weighted() {
+        // Generated at ℓ_behav = −1.5, the learner's weights at this update's start give
+        // ℓ_prox = −1.2: w = min(e^{0.3}, 2) = 1.349859, and old_logprob is ℓ_prox.
+        let cfg = HacpoConfig::default();
+        let w = crate::hacpo::staleness::behaviour_weight(-1.2, -1.5, 2.0);
+        assert!((w - 0.3f64.exp()).abs() < 1e-12);
+        let s = |behaviour_weight| SequenceSample {
+            cross: false,
+            advantage: 0.5,
+            old_logprob: -1.2,
+            omega: 1.0,
+            behaviour_weight,
+        };
+        // ℓ_θ = −1.2001: s = e^{−1e-4} inside [1 − 3e-4, 1 + 4e-4], so the term is −w·s·A and
+        // its gradient −w·s·A (d s / d ℓ = s).
+        let (_, terms, grad) = run(&[-1.2001, -1.2001], &[s(1.0), s(w)], 0, &cfg);
+        let r = (-1e-4f64).exp();
+        close(&terms, &[-0.5 * r, -w * 0.5 * r]);
+        close(&grad, &[-0.5 * r, -w * 0.5 * r]);
+        // ℓ_θ = −1.19: s = e^{0.01} is past 1 + ε_high: A > 0 takes the clipped branch, no
+        // gradient, the term −w·(1 + 4e-4)·A.
+        let (_, terms, grad) = run(&[-1.19], &[s(w)], 0, &cfg);
+        close(&terms, &[-w * (1.0 + 4e-4) * 0.5]);
+        assert_eq!(grad[0], 0.0);
     }
 
     #[test]
@@ -314,6 +349,7 @@ mod tests {
             advantage: 1.0,
             old_logprob: -1.0,
             omega: 1.0,
+            behaviour_weight: 1.0,
         };
         let partner = SequenceSample {
             cross: true,
@@ -321,6 +357,7 @@ mod tests {
             advantage: -3.0,
             old_logprob: -9.0,
             omega: 5.0,
+            behaviour_weight: 1.0,
         };
         let ell = Tensor::from_slice(&[-1.0f64, -2.0]).set_requires_grad(true);
         let out = sequence_loss(&ell, &[own, partner], 0, &cfg);
@@ -391,6 +428,7 @@ mod tests {
             advantage: 1.0,
             old_logprob: -1.0,
             omega: 1.0,
+            behaviour_weight: 1.0,
         };
         let (out, _, grad) = run(&[-0.9], &[above], 0, &truncated);
         assert_eq!((grad[0], out.clipped[0]), (0.0, 1.0));
@@ -410,6 +448,7 @@ mod tests {
             advantage: 1.0,
             old_logprob: old,
             omega: 1.0,
+            behaviour_weight: 1.0,
         };
         let (_, _, raw) = run(&[-2.2], &[sample(-1.0)], 0, &calibrated);
         assert_eq!(raw[0], 0.0, "uncalibrated: below the window");

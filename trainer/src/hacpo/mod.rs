@@ -6,11 +6,13 @@
 //! - [`loss`]: GSPO self terms, HACPO cross terms with exponential importance sampling and
 //!   stepwise clipping, GRPO's token-level terms, the k3 KL penalty.
 //! - [`calibration`]: the pair-calibrated window's offset per direction ([`CrossRule`]).
+//! - [`staleness`]: asynchronous updates: which pooled rollouts are in time, the decoupled weight.
 
 pub mod advantage;
 pub mod calibration;
 pub mod capability;
 pub mod loss;
+pub mod staleness;
 
 use serde::{Deserialize, Serialize};
 
@@ -209,6 +211,9 @@ pub struct HacpoConfig {
     pub omega_in_loss: bool,
     /// Ablation switch: the lower bound rises with the optimizer step (off: fixed at 1 − δ).
     pub stepwise_clip: bool,
+    /// Cap of the decoupled weight π_prox / π_behav of a stale own sample ([`staleness`];
+    /// AReaL's `behav_imp_weight_cap`).
+    pub behaviour_weight_cap: f64,
 }
 
 impl Default for HacpoConfig {
@@ -237,6 +242,7 @@ impl Default for HacpoConfig {
             capability_baseline: true,
             omega_in_loss: true,
             stepwise_clip: true,
+            behaviour_weight_cap: 5.0,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! (`trainer gpu-check agents`), which covers what only a GPU can break (dtypes, devices,
 //! memory, speed); the verifier and the pool are tested with the loop itself.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
@@ -12,6 +12,7 @@ use uuid::Uuid;
 use wire::{Group, GroupMember, TaskSummary};
 
 use super::agent::Agent;
+use super::readback::StepGroups;
 use super::roster::Roster;
 use super::{UpdateStats, generate};
 use crate::config::{GenerationBackend, RunConfig};
@@ -136,12 +137,14 @@ impl LocalRun {
                     .collect(),
             })
             .collect();
+        let groups = [StepGroups { step, groups }];
         let mean_reward = self.roster.record(&groups);
 
         let t1 = Instant::now();
         let updates = self.roster.update(
             self.agents.iter_mut().enumerate(),
             &groups,
+            &vec![HashSet::new(); n],
             cfg,
             step,
             &Phase::hidden(),

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 use wire::StepMetrics;
 
 use super::agent::Agent;
@@ -41,6 +42,18 @@ pub struct UpdateStats {
     /// Per source agent j: the calibration offset ŝ_{j→k} the update divided s by (only under
     /// [`crate::hacpo::CrossRule::Calibrated`]).
     pub calibration_offsets: BTreeMap<usize, f64>,
+    /// Every rollout the update trained on.
+    pub uses: Vec<RolloutUse>,
+}
+
+/// A pooled rollout an update trained on, and how many of the learner's updates old it was
+/// (`hacpo::staleness`): the pool's `rollout_uses` view reads these from `train_metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutUse {
+    /// The rollout.
+    pub id: Uuid,
+    /// Learner updates since the weights that generated it (0: on-policy).
+    pub staleness: u64,
 }
 
 /// Sums over one update's sequences and mini-batches, turned into [`UpdateStats`] at the end.
@@ -137,6 +150,7 @@ impl UpdateTally {
                 .map(|(j, r)| (j, quantiles(r)))
                 .collect(),
             calibration_offsets: BTreeMap::new(),
+            uses: Vec::new(),
             origin: OriginStats {
                 kl_own: per(self.kl_own, own.n),
                 clip_own: per(own.clipped, own.n),
@@ -162,8 +176,10 @@ pub(super) struct StepOutcome {
     pub(super) stats: Vec<UpdateStats>,
     /// Each learner's held-out greedy pass@1, in steps that evaluate.
     pub(super) eval_accuracy: Option<Vec<f64>>,
-    /// Wall time of generation, scoring and read-back.
+    /// Wall time of generation, scoring and read-back, waiting included.
     pub(super) generate_seconds: f64,
+    /// Of which waiting for other agents' rollouts (the barrier; 0 in an asynchronous run).
+    pub(super) wait_seconds: f64,
     /// Wall time of every learner's update.
     pub(super) train_seconds: f64,
     /// Wall time of the weight sync to serving engines (0 without one).
@@ -207,12 +223,16 @@ pub struct StepExtra {
     pub calibration_offset: BTreeMap<String, f64>,
     /// Held-out accuracy, in steps that evaluate.
     pub eval_accuracy: Option<f64>,
-    /// Wall time of generation, scoring and read-back.
+    /// Wall time of generation, scoring and read-back, waiting included.
     pub generate_seconds: f64,
+    /// Of which waiting for other agents' rollouts: this agent's idle time in the step.
+    pub wait_seconds: f64,
     /// Wall time of every learner's update.
     pub train_seconds: f64,
     /// Wall time of the weight sync to serving engines (0 without one).
     pub sync_seconds: f64,
+    /// Every rollout the update trained on, with its staleness.
+    pub uses: Vec<RolloutUse>,
 }
 
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
@@ -296,8 +316,10 @@ impl StepOutcome {
                     .collect(),
                 eval_accuracy: self.eval_accuracy.as_ref().map(|e| e[i]),
                 generate_seconds: self.generate_seconds,
+                wait_seconds: self.wait_seconds,
                 train_seconds: self.train_seconds,
                 sync_seconds: self.sync_seconds,
+                uses: s.uses.clone(),
             })?,
             created_at: None,
         })
@@ -369,8 +391,10 @@ mod tests {
                 calibration_offset: BTreeMap::new(),
                 eval_accuracy: None,
                 generate_seconds: 1.5,
+                wait_seconds: 0.25,
                 train_seconds: 2.5,
                 sync_seconds: 0.5,
+                uses: vec![RolloutUse { id, staleness: 1 }],
             })
             .unwrap(),
             created_at: None,
@@ -391,7 +415,8 @@ mod tests {
                 "kl_own": 0.125, "displacement": 0.75,
                 "cross_ratio_quantiles": {"b": [0.7, 0.8, 0.9, 0.95, 1.1]},
                 "cross_window_lower": [0.8, 0.875],
-                "generate_seconds": 1.5, "train_seconds": 2.5, "sync_seconds": 0.5,
+                "generate_seconds": 1.5, "wait_seconds": 0.25, "train_seconds": 2.5,
+                "sync_seconds": 0.5, "uses": [{"id": id, "staleness": 1}],
             },
         });
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);

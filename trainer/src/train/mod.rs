@@ -8,7 +8,9 @@
 //! A process trains every agent of the run ([`run`]) or one of them ([`run_agent`]), on the same
 //! path: it generates, learns, evaluates and checkpoints for its own agents only, and reads a
 //! step's groups once the pool holds every agent's rollouts of that step (the barrier, which a
-//! process training all agents passes at once).
+//! process training all agents passes at once). An asynchronous run (`run.max_staleness` = η)
+//! has no barrier: each update reads the pool as it is, the last η steps' groups included, and
+//! trains on the partner rollouts it has not used yet ([`crate::hacpo::staleness`]).
 
 mod agent;
 mod eval;
@@ -20,12 +22,14 @@ mod readback;
 mod roster;
 mod tensorboard;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
-use wire::{Group, TaskSummary};
+use uuid::Uuid;
+use wire::TaskSummary;
 
 use crate::client::VerifierClient;
 use crate::config::RunConfig;
@@ -33,13 +37,14 @@ use crate::hacpo::Algorithm;
 use crate::progress::Progress;
 use agent::Agent;
 use metrics::StepOutcome;
+use readback::StepGroups;
 use roster::Roster;
 use tensorboard::EventFile;
 
 pub use agent::register_agent;
 pub use eval::evaluate_policy;
 pub use local::{LocalRun, LocalStep};
-pub use metrics::{OriginStats, StepExtra, UpdateStats};
+pub use metrics::{OriginStats, RolloutUse, StepExtra, UpdateStats};
 
 /// Checkpoint bookkeeping, in `state.json` of a process's state folder.
 #[derive(Debug, Serialize, Deserialize)]
@@ -73,6 +78,8 @@ struct Trainer<'a> {
     learners: Vec<(usize, Agent)>,
     /// Every agent of the run, its capabilities from the pool.
     roster: Roster,
+    /// By position k (this process's learners only): the rollouts learner k has trained on.
+    used: Vec<HashSet<Uuid>>,
     train: Vec<TaskSummary>,
     eval: Vec<TaskSummary>,
     /// Where `state.json` and the metrics file live: `output_dir`, or `output_dir/<agent>` for
@@ -154,6 +161,7 @@ impl<'a> Trainer<'a> {
             })
             .collect::<Result<Vec<_>>>()?;
         let mut roster = Roster::new(cfg);
+        let used = readback::restore_uses(&state_dir.join(METRICS_FILE), &roster.index, start - 1)?;
         if start > 1 {
             readback::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
             roster.restore_calibration(&state_dir.join(METRICS_FILE), start - 1)?;
@@ -192,6 +200,7 @@ impl<'a> Trainer<'a> {
             client,
             learners,
             roster,
+            used,
             train,
             eval,
             state_dir,
@@ -210,10 +219,12 @@ impl<'a> Trainer<'a> {
         Ok(())
     }
 
-    /// The groups of `step`: this process's agents generate and submit their rollouts unless
-    /// the pool holds them already (a crash after submission: they are trained on as stored),
-    /// then the groups are read once every agent of the run has submitted.
-    fn groups(&self, step: usize, progress: &Progress) -> Result<Vec<Group>> {
+    /// The groups `step` learns from, and how long this process waited for other agents: its
+    /// agents generate and submit their rollouts unless the pool holds them already (a crash
+    /// after submission: they are trained on as stored). Synchronous: the step's groups, read
+    /// once every agent of the run has submitted them. Asynchronous (η = `run.max_staleness`):
+    /// the groups of steps t − η … t as the pool holds them now, without waiting.
+    fn groups(&self, step: usize, progress: &Progress) -> Result<(Vec<StepGroups>, f64)> {
         let cfg = self.cfg;
         let missing = readback::missing_agents(&self.client, cfg, step)?;
         let own: Vec<(usize, &Agent)> = self
@@ -233,10 +244,22 @@ impl<'a> Trainer<'a> {
             self.client.submit(&rollouts)?;
             scoring
         };
-        readback::await_agents(&self.client, cfg, step, &scoring)?;
-        let groups = self.client.groups(&cfg.run.name, step as i64)?;
+        let waiting = Instant::now();
+        let (steps, wait_seconds) = match cfg.run.max_staleness {
+            None => {
+                readback::await_agents(&self.client, cfg, step, &scoring)?;
+                (step..=step, waiting.elapsed().as_secs_f64())
+            }
+            Some(eta) => (step.saturating_sub(eta as usize).max(1)..=step, 0.0),
+        };
+        let groups = steps
+            .map(|s| {
+                let groups = self.client.groups(&cfg.run.name, s as i64)?;
+                Ok(StepGroups { step: s, groups })
+            })
+            .collect::<Result<_>>()?;
         scoring.finish();
-        Ok(groups)
+        Ok((groups, wait_seconds))
     }
 
     /// One step of Algorithm 1 for this process's learners: groups, capabilities, updates,
@@ -244,7 +267,7 @@ impl<'a> Trainer<'a> {
     fn step(&mut self, step: usize, progress: &Progress) -> Result<()> {
         let cfg = self.cfg;
         let t0 = Instant::now();
-        let groups = self.groups(step, progress)?;
+        let (groups, wait_seconds) = self.groups(step, progress)?;
         let generate_seconds = t0.elapsed().as_secs_f64();
         let accuracy = self.roster.record(&groups);
 
@@ -257,19 +280,23 @@ impl<'a> Trainer<'a> {
         let stats = self.roster.update(
             self.learners.iter_mut().map(|(k, learner)| (*k, learner)),
             &groups,
+            &self.used,
             cfg,
             step,
             &updates,
         )?;
         updates.finish();
+        for ((k, _), s) in self.learners.iter().zip(&stats) {
+            self.used[*k].extend(s.uses.iter().map(|u| u.id));
+        }
         let train_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
         for (_, learner) in &self.learners {
             learner.sync_engine(step as i64)?;
         }
         let sync_seconds = t2.elapsed().as_secs_f64();
-        let tokens: i64 = groups
-            .iter()
+        let tokens: i64 = (groups.iter().filter(|sg| sg.step == step))
+            .flat_map(|sg| &sg.groups)
             .flat_map(|g| &g.rollouts)
             .filter(|m| self.learners.iter().any(|(_, a)| a.cfg.name == m.agent))
             .filter_map(|m| m.token_count.map(i64::from))
@@ -292,6 +319,7 @@ impl<'a> Trainer<'a> {
             stats,
             eval_accuracy,
             generate_seconds,
+            wait_seconds,
             train_seconds,
             sync_seconds,
         };

@@ -1,11 +1,14 @@
 //! What the trainer reads back from the pool: which agents have submitted a step (the barrier
-//! between agents in separate processes), each agent's accuracy in a step's groups (P_{j,t}, the
-//! input of the capability update) and, on resume, the capability history of earlier steps.
+//! between agents in separate processes), a step's groups, each agent's accuracy in them
+//! (P_{j,t}, the input of the capability update) and, on resume, the capability history of
+//! earlier steps and the rollouts already trained on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
+use uuid::Uuid;
 
 use crate::client::VerifierClient;
 use crate::config::RunConfig;
@@ -13,13 +16,22 @@ use crate::hacpo::CapabilityTracker;
 use crate::progress::Phase;
 use wire::Group;
 
-/// Mean reward of each agent's rollouts in `groups` (0 for an agent with none); `index` maps
-/// agent names to positions.
+/// The groups of one step of the run, as read from the pool.
+#[derive(Debug, Clone)]
+pub(super) struct StepGroups {
+    /// The step (its prompts are the run's draw for it).
+    pub(super) step: usize,
+    /// Every agent's responses so far, per prompt.
+    pub(super) groups: Vec<Group>,
+}
+
+/// Mean reward of each agent's rollouts in `groups` (`None` for an agent with none); `index`
+/// maps agent names to positions.
 pub(super) fn accuracy_per_agent(
     groups: &[Group],
     index: &HashMap<String, usize>,
     n: usize,
-) -> Vec<f64> {
+) -> Vec<Option<f64>> {
     let mut sum = vec![0.0; n];
     let mut count = vec![0usize; n];
     for m in groups.iter().flat_map(|g| &g.rollouts) {
@@ -30,8 +42,35 @@ pub(super) fn accuracy_per_agent(
     }
     sum.iter()
         .zip(&count)
-        .map(|(s, &c)| if c == 0 { 0.0 } else { s / c as f64 })
+        .map(|(s, &c)| (c > 0).then(|| s / c as f64))
         .collect()
+}
+
+/// The rollouts each agent of this process trained on in steps `..=upto`, by position k, from
+/// the `uses` of its metrics log (a resumed asynchronous run must not train twice on a
+/// partner's rollout, and trains again on those of updates lost with the crash).
+pub(super) fn restore_uses(
+    metrics_log: &Path,
+    index: &HashMap<String, usize>,
+    upto: usize,
+) -> Result<Vec<HashSet<Uuid>>> {
+    let mut used = vec![HashSet::new(); index.len()];
+    let Ok(text) = std::fs::read_to_string(metrics_log) else {
+        return Ok(used);
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value = serde_json::from_str(line)?;
+        let row = &entry["row"];
+        let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
+            continue;
+        };
+        let Some(&k) = index.get(agent).filter(|_| step as usize <= upto) else {
+            continue;
+        };
+        let uses = row["extra"]["uses"].as_array().into_iter().flatten();
+        used[k].extend(uses.filter_map(|u| u["id"].as_str()?.parse::<Uuid>().ok()));
+    }
+    Ok(used)
 }
 
 /// The agents of the run (in config order) with no rollouts in `step` yet.
@@ -99,21 +138,10 @@ pub(super) fn restore_capabilities(
     cfg: &RunConfig,
     upto: usize,
 ) -> Result<()> {
-    let histories = cfg
-        .agents
-        .iter()
-        .map(|a| {
-            let h = client.accuracy_history(&a.name, &cfg.run.name)?;
-            Ok(h.into_iter()
-                .filter(|s| s.step as usize <= upto)
-                .map(|s| (s.step, s.accuracy))
-                .collect::<HashMap<_, _>>())
-        })
-        .collect::<Result<Vec<_>>>()?;
-    for step in 1..=upto as i64 {
-        let acc: Option<Vec<f64>> = histories.iter().map(|h| h.get(&step).copied()).collect();
-        if let Some(acc) = acc {
-            tracker.record(&acc);
+    for (j, a) in cfg.agents.iter().enumerate() {
+        let history = client.accuracy_history(&a.name, &cfg.run.name)?;
+        for s in history.into_iter().filter(|s| s.step as usize <= upto) {
+            tracker.record_at(j, s.step as u64, s.accuracy);
         }
     }
     Ok(())

@@ -4,16 +4,16 @@
 //! groups, then every learner's update. Written once so that the GPU check trains exactly as
 //! the loop does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
-use wire::Group;
+use uuid::Uuid;
 
 use super::UpdateStats;
 use super::agent::Agent;
 use super::learn::{self, UpdateBatch};
-use super::readback;
+use super::readback::{self, StepGroups};
 use crate::config::RunConfig;
 use crate::hacpo::{CapabilityTracker, PairCalibration};
 use crate::progress::Phase;
@@ -54,26 +54,42 @@ impl Roster {
         }
     }
 
-    /// Records each agent's accuracy in a step's `groups` (P_{j,t}) and returns it.
-    pub(super) fn record(&mut self, groups: &[Group]) -> Vec<f64> {
-        let accuracy = readback::accuracy_per_agent(groups, &self.index, self.agents);
-        self.tracker.record(&accuracy);
-        accuracy
+    /// Records each agent's accuracy in every step of `groups` it has rollouts in (P_{j,s}:
+    /// a step's rollouts of an agent arrive together) and returns the last step's, 0 for an
+    /// agent with none there yet.
+    pub(super) fn record(&mut self, groups: &[StepGroups]) -> Vec<f64> {
+        let mut last = vec![0.0; self.agents];
+        for sg in groups {
+            let accuracy = readback::accuracy_per_agent(&sg.groups, &self.index, self.agents);
+            for (j, p) in accuracy.iter().enumerate() {
+                if let Some(p) = *p {
+                    self.tracker.record_at(j, sg.step as u64, p);
+                }
+            }
+            last = accuracy.iter().map(|p| p.unwrap_or(0.0)).collect();
+        }
+        last
     }
 
-    /// Every learner's update from the step's `groups`, learner k given with its position k;
-    /// `phase` names each learner as it starts and counts its mini-batches. Each direction's
-    /// median cross ratio is then recorded for the next step's calibration.
+    /// Every learner's update from the step's `groups`, learner k given with its position k,
+    /// `used[k]` the rollouts it trained on before; `phase` names each learner as it starts
+    /// and counts its mini-batches. Each direction's median cross ratio is then recorded for
+    /// the next step's calibration.
     pub(super) fn update<'a>(
         &mut self,
         learners: impl Iterator<Item = (usize, &'a mut Agent)>,
-        groups: &[Group],
+        groups: &[StepGroups],
+        used: &[HashSet<Uuid>],
         cfg: &RunConfig,
         step: usize,
         phase: &Phase,
     ) -> Result<Vec<UpdateStats>> {
         let batch = UpdateBatch {
-            groups,
+            groups: groups
+                .iter()
+                .map(|sg| (sg.step, sg.groups.as_slice()))
+                .collect(),
+            used,
             index: &self.index,
             tracker: &self.tracker,
             calibration: &self.calibration,

@@ -19,6 +19,11 @@ fn trajectory(position: i64, source: usize) -> Trajectory {
             advantage: 0.0,
             old_logprob: 0.0,
             omega: 1.0,
+            behaviour_weight: 1.0,
+        },
+        used: RolloutUse {
+            id: uuid::Uuid::nil(),
+            staleness: 0,
         },
     }
 }
@@ -86,6 +91,7 @@ fn the_kl_penalty_over_own_samples_gives_a_cross_sample_exactly_zero_gradient() 
             advantage: 0.0,
             old_logprob: 0.0,
             omega: 1.0,
+            behaviour_weight: 1.0,
         })
         .collect();
     let own = own_mask(&samples, Device::Cpu);

@@ -67,6 +67,7 @@ fn run_config(algorithm: Algorithm) -> RunConfig {
             deterministic_kernels: false,
             barrier_timeout_s: 600,
             gate_prompts: 0,
+            max_staleness: None,
         },
         verifier: VerifierSection { url: String::new() },
         data: DataSection {
@@ -91,7 +92,8 @@ fn step_one<'a>(
 ) -> UpdateBatch<'a> {
     static NO_HISTORY: PairCalibration = PairCalibration::new(5);
     UpdateBatch {
-        groups,
+        groups: vec![(1, groups)],
+        used: &[],
         index,
         tracker,
         calibration: &NO_HISTORY,
@@ -548,4 +550,75 @@ fn the_calibrated_rule_divides_each_cross_ratio_by_its_directions_offset() {
         assert_eq!(t.sample.advantage, u.sample.advantage);
     }
     assert!(items.iter().any(|t| t.sample.cross) && items.iter().any(|t| !t.sample.cross));
+}
+
+#[test]
+fn an_asynchronous_batch_takes_late_partner_rollouts_once_and_decouples_stale_own_ones() {
+    let agents = vec![agent("a", tiny("llama", 1)), agent("b", tiny("qwen3", 2))];
+    let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+    let tracker = CapabilityTracker::new(2, 5, 0.1, 10.0);
+    let mut cfg = run_config(Algorithm::Hacpo);
+    cfg.run.max_staleness = Some(1);
+    let cfg = cfg;
+    // Update 3 (learner a at version 2): step 2's group again, and step 3's, whose own
+    // responses came from version 1 (an engine one update behind).
+    let (g2, mut g3) = (group(&agents), group(&agents));
+    for m in g3.rollouts.iter_mut().filter(|m| m.agent == "a") {
+        m.policy_version = 1;
+        m.logprob_mean = Some(m.logprob_mean.unwrap() - 0.2);
+    }
+    let used_b = g2.rollouts[2].id;
+    let used = [HashSet::from([used_b]), HashSet::new()];
+    let batch = UpdateBatch {
+        groups: vec![
+            (2, std::slice::from_ref(&g2)),
+            (3, std::slice::from_ref(&g3)),
+        ],
+        used: &used,
+        step: 3,
+        ..step_one(&[], &index, &tracker, &cfg)
+    };
+    let (mut items, _) = learner_batch(&agents[0], 0, &batch).unwrap();
+    let picked: Vec<(Uuid, u64)> = items
+        .iter()
+        .map(|t| (t.used.id, t.used.staleness))
+        .collect();
+    assert_eq!(
+        picked,
+        [
+            // Step 2: a's own responses were trained on at update 2, b's first one too.
+            (g2.rollouts[3].id, 1),
+            // Step 3: own (one version stale), then b's, on time.
+            (g3.rollouts[0].id, 1),
+            (g3.rollouts[1].id, 1),
+            (g3.rollouts[2].id, 0),
+            (g3.rollouts[3].id, 0),
+        ]
+    );
+    // ℓ_prox is a's score now (the sources' own log-probs in `group`), 0.2 above ℓ_behav:
+    // w = e^{0.2}, under the cap; cross and fresh samples keep weight 1.
+    decouple_stale(&agents[0], &mut items, 4, 1.0, &cfg.algorithm).unwrap();
+    for (t, member) in items[1..3].iter().zip(&g3.rollouts) {
+        let prox = mean_logprob(&agents[0].policy, &g3.prompt, &member.response);
+        assert!((t.sample.old_logprob - prox).abs() < 1e-5, "{t:?}");
+        assert!(
+            (t.sample.behaviour_weight - 0.2f64.exp()).abs() < 1e-4,
+            "{t:?}"
+        );
+    }
+    assert!(
+        [0, 3, 4]
+            .iter()
+            .all(|&i| items[i].sample.behaviour_weight == 1.0)
+    );
+    // η = 0 drops the late step and the stale own responses: b's step-3 ones remain.
+    let mut on_time = cfg.clone();
+    on_time.run.max_staleness = Some(0);
+    let batch = UpdateBatch {
+        cfg: &on_time,
+        ..batch
+    };
+    let (items, _) = learner_batch(&agents[0], 0, &batch).unwrap();
+    let picked: Vec<Uuid> = items.iter().map(|t| t.used.id).collect();
+    assert_eq!(picked, [g3.rollouts[2].id, g3.rollouts[3].id]);
 }
