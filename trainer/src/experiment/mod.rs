@@ -83,7 +83,8 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     let (mut warm_dirs, mut agent_ids) = (Vec::new(), Vec::new());
     let (mut warm_test, mut warm_validation) = (Vec::new(), Vec::new());
     for a in &cfg.agents {
-        let dir = warmup::warm_up(a, &examples(a.warmup_skill), &cfg.run)?;
+        let ledger = cfg.experiment.ledger.as_deref();
+        let dir = warmup::warm_up(a, &examples(a.warmup_skill), &cfg.run, ledger)?;
         let policy = Policy::load(&dir, a.device)?;
         let id = register_agent(&client, &a.name, &policy)?;
         let max = cfg.run.max_new_tokens;

@@ -17,8 +17,16 @@ use wire::TaskSummary;
 
 /// The warm-up's folder under `run.output_dir`, made unless one with the same settings (the
 /// kernel pinning included: it changes the numbers) is there: the agent's starting weights,
-/// fine-tuned on `examples` when it has a `warmup`.
-pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> Result<PathBuf> {
+/// fine-tuned on `examples` when it has a `warmup`. With a `ledger`, the warm-up is kept there
+/// too (`warmups/<agent>/`) and taken from there on another machine: pinned kernels do not
+/// make a warm-up bit-identical on every CPU (EXPERIMENTS.md, sharing regimes), and every run
+/// of the ledger must start from the same weights.
+pub fn warm_up(
+    a: &ExperimentAgent,
+    examples: &[TextPair],
+    run: &RunSection,
+    ledger: Option<&Path>,
+) -> Result<PathBuf> {
     let dir = run.output_dir.join("agents").join(&a.name);
     let origin = a.origin()?;
     let mut settings = match origin {
@@ -37,6 +45,12 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
     }
     if run.deterministic_kernels {
         settings["deterministic_kernels"] = true.into();
+    }
+    let kept = ledger.map(|l| l.join("warmups").join(&a.name));
+    let stored = |d: &Path| cache::load::<_, serde_json::Value>(&marker(d), &settings).is_some();
+    if let Some(kept) = kept.as_deref().filter(|k| stored(k) && !stored(&dir)) {
+        tracing::info!(agent = a.name, from = %kept.display(), "warm-up taken from the ledger");
+        copy_files(kept, &dir)?;
     }
     cache::cached(&marker(&dir), &settings, || {
         let mut policy = match origin {
@@ -66,7 +80,31 @@ pub fn warm_up(a: &ExperimentAgent, examples: &[TextPair], run: &RunSection) -> 
         policy.save(&dir)?;
         Ok(losses)
     })?;
+    if let Some(kept) = kept.as_deref().filter(|k| !stored(k)) {
+        copy_files(&dir, kept)?;
+    }
     Ok(dir)
+}
+
+/// Copies the files of folder `from` (not its subfolders) into `to`, the marker last, so that
+/// a copy cut short never reads as a stored warm-up.
+fn copy_files(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(from)
+        .with_context(|| format!("reading {}", from.display()))?
+        .map(|e| Ok(e?.path()))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect();
+    let last = marker(from);
+    files.sort_by_key(|p| *p == last);
+    for file in files {
+        let target = to.join(file.file_name().context("a file name")?);
+        std::fs::copy(&file, &target)
+            .with_context(|| format!("copying {} to {}", file.display(), target.display()))?;
+    }
+    Ok(())
 }
 
 /// A pretrained model's size in bytes (a file's, or a folder's files'), so that a model replaced
