@@ -194,3 +194,33 @@ def test_verls_own_sandbox_client_judges_scientific_python(token_url):
     wrong = SCIENTIFIC_RIGHT.replace("idxmax", "idxmin")
     bad, meta = check_correctness(url, in_outs, wrong, timeout=120, language="python")
     assert bad == [False], meta
+
+
+SPECIAL_JUDGE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "data", "special-judge")
+
+
+def test_verls_sandbox_client_has_no_checker_so_another_right_answer_scores_0(token_url):
+    """SandboxFusion's `/run_code` has no checker field, and verl's `check_correctness` compares
+    stdout itself (`==` after stripping newlines): on a problem with several right outputs
+    (data/special-judge) verl's own client passes the reference's output and fails another right
+    one, which the task's checker accepts through `/v1/verify/code`."""
+    import requests
+    from verl.utils.reward_score.sandbox_fusion.utils import check_correctness
+
+    def lines(name):
+        with open(os.path.join(SPECIAL_JUDGE, name)) as f:
+            return {row["external_id"]: row for row in map(json.loads, f)}
+
+    task = lines("problems.jsonl")["topological-order"]
+    solutions = lines("solutions.jsonl")["topological-order"]
+    cases = task["reference"]["cases"]
+    in_outs = {"inputs": [c["stdin"] for c in cases], "outputs": [c["stdout"] for c in cases]}
+    url = f"{token_url}/run_code"
+    source = {k: solutions[k]["source"] for k in ("reference", "right")}
+    ok, meta = check_correctness(url, in_outs, source["reference"], timeout=10, language="python")
+    assert ok == [True] * len(cases), meta
+    ok, meta = check_correctness(url, in_outs, source["right"], timeout=10, language="python")
+    assert False in ok and -1 not in ok, meta
+    v = requests.post(f"{token_url}/v1/verify/code", timeout=120, json={
+        "reference": task["reference"], "response": f"```python\n{source['right']}```"}).json()
+    assert v["status"] == "passed", v

@@ -211,7 +211,7 @@ class InStream {
             quitf(_fail, "cannot open %s (%s)", path, name());
         }
         data_.clear();
-        char buffer[1 << 16];
+        static char buffer[1 << 16];  // not on the stack: a wasm32 program's is 64 KiB
         size_t n;
         while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
             data_.append(buffer, n);
