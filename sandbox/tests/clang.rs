@@ -73,6 +73,26 @@ async fn cpp_program_uses_the_standard_library() {
 }
 
 #[tokio::test]
+async fn deep_recursion_and_large_local_arrays_fit_the_stack_as_natively() {
+    if !toolchain() {
+        return;
+    }
+    // A DFS down a path of 10⁵ vertices, each frame holding an address-taken local (so it
+    // lives on the stack in linear memory), and a 400 KB local array: wasm-ld's default
+    // 64 KiB stack crashes on both; natively (8 MiB) they run.
+    let src = "#include <cstdio>\n#include <vector>\nstd::vector<int> next;\nint depth(int v){ volatile int here = v; if (next[v] < 0) return 1; return 1 + depth(next[here]); }\nint main(){ int n; std::scanf(\"%d\", &n); next.assign(n, -1); for (int i = 0; i + 1 < n; i++) next[i] = i + 1; int a[100000]; for (int i = 0; i < 100000; i++) a[i] = i; std::printf(\"%d %d\\n\", depth(0), a[99999]); }";
+    let out = SANDBOX
+        .run(program(Language::Cpp, src, "100000"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (Status::Ok, "100000 99999\n"),
+        "{out:?}"
+    );
+}
+
+#[tokio::test]
 async fn compile_errors_and_hostile_c_are_contained() {
     if !toolchain() {
         return;

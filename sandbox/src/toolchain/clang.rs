@@ -23,6 +23,10 @@ const CPP_FLAGS: &[&str] = &[
 ];
 /// clang's flags for C.
 const C_FLAGS: &[&str] = &["-std=c17", "-include", cpp::RUNTIME_HEADER];
+/// The stack a program gets: 8 MiB, Linux's default, instead of wasm-ld's 64 KiB, on which a
+/// correct solution with a deep recursion (a DFS over 10⁵ vertices) or a large local array
+/// crashes. It is part of the run's linear memory (and so of its memory limit).
+const LINK_FLAGS: &[&str] = &["-Wl,-z,stack-size=8388608"];
 
 impl Clang {
     /// Finds clang and the wasi sysroot and confines them.
@@ -52,7 +56,7 @@ impl Clang {
 
     /// Appends the arguments and headers every compile uses.
     pub(crate) fn identity(&self, id: &mut Vec<u8>) {
-        let flags = CPP_FLAGS.iter().chain(C_FLAGS).map(std::ffi::OsStr::new);
+        let flags = (CPP_FLAGS.iter().chain(C_FLAGS).chain(LINK_FLAGS)).map(std::ffi::OsStr::new);
         for arg in self
             .compile_args(true)
             .iter()
@@ -77,6 +81,7 @@ impl Clang {
             .iter()
             .map(OsString::from)
             .chain(self.compile_args(true))
+            .chain(LINK_FLAGS.iter().map(OsString::from))
             .chain(["-o", OUTPUT, file, "-lm"].map(OsString::from))
             .collect();
         let step = Step {
