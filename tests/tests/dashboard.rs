@@ -275,6 +275,7 @@ impl Seeded {
                 "capability": 0.1 * step as f64 + a as f64 * 0.05,
                 "omega_source_over_learner": { other: 1.0 + 0.1 * step as f64 },
                 "clip_own": 0.2, "clip_cross": 0.5, "entropy": 1.5, "cross_inside": 0.4,
+                "wait_seconds": 0.5, "cross_staleness_mean": 1.0,
                 "cross_ratio_quantiles": { other: [0.6, 0.7, 0.85, 0.95, 1.05] },
             });
             if step % 3 == 0 {
@@ -359,6 +360,8 @@ async fn dashboard_pages_render_in_a_real_browser() {
         "loss",
         "response_tokens",
         "entropy",
+        "wait_seconds",
+        "cross_staleness_mean",
     ] {
         assert_eq!(chart(&page, metric), per_agent(steps), "{metric}");
     }

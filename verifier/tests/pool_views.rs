@@ -156,7 +156,9 @@ async fn rollout_uses_and_agent_staleness_read_the_trainers_uses_and_skip_malfor
             ("a".to_string(), "b".to_string(), 1, true)
         ]
     );
-    let rows: Vec<(String, i64, i64, Option<i64>, Option<f64>, Option<f64>)> = sqlx::query_as(
+    /// agent, rollouts used, cross ones, largest staleness, wait, idle fraction
+    type Row = (String, i64, i64, Option<i64>, Option<f64>, Option<f64>);
+    let rows: Vec<Row> = sqlx::query_as(
         "select agent, rollouts_used, cross_used, staleness_max, wait_seconds, idle_fraction \
          from agent_staleness where run = 'r' order by agent",
     )

@@ -44,6 +44,8 @@ pub struct UpdateStats {
     pub calibration_offsets: BTreeMap<usize, f64>,
     /// Every rollout the update trained on.
     pub uses: Vec<RolloutUse>,
+    /// Mean staleness of the partner rollouts it trained on (none: it had none).
+    pub cross_staleness_mean: Option<f64>,
 }
 
 /// A pooled rollout an update trained on, and how many of the learner's updates old it was
@@ -151,6 +153,7 @@ impl UpdateTally {
                 .collect(),
             calibration_offsets: BTreeMap::new(),
             uses: Vec::new(),
+            cross_staleness_mean: None,
             origin: OriginStats {
                 kl_own: per(self.kl_own, own.n),
                 clip_own: per(own.clipped, own.n),
@@ -233,6 +236,9 @@ pub struct StepExtra {
     pub sync_seconds: f64,
     /// Every rollout the update trained on, with its staleness.
     pub uses: Vec<RolloutUse>,
+    /// Mean staleness of the partner rollouts among them (absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_staleness_mean: Option<f64>,
 }
 
 /// An update's diagnostics split by origin (own / cross), flattened into `extra` keys of
@@ -320,6 +326,7 @@ impl StepOutcome {
                 train_seconds: self.train_seconds,
                 sync_seconds: self.sync_seconds,
                 uses: s.uses.clone(),
+                cross_staleness_mean: s.cross_staleness_mean,
             })?,
             created_at: None,
         })
@@ -395,6 +402,7 @@ mod tests {
                 train_seconds: 2.5,
                 sync_seconds: 0.5,
                 uses: vec![RolloutUse { id, staleness: 1 }],
+                cross_staleness_mean: Some(1.0),
             })
             .unwrap(),
             created_at: None,
@@ -417,6 +425,7 @@ mod tests {
                 "cross_window_lower": [0.8, 0.875],
                 "generate_seconds": 1.5, "wait_seconds": 0.25, "train_seconds": 2.5,
                 "sync_seconds": 0.5, "uses": [{"id": id, "staleness": 1}],
+                "cross_staleness_mean": 1.0,
             },
         });
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);

@@ -42,11 +42,17 @@ pub enum Metric {
     ResponseTokens,
     /// Mean per-token entropy of the learner's own responses (`extra.entropy`).
     Entropy,
+    /// Seconds the agent waited for the others' rollouts in the step (`extra.wait_seconds`:
+    /// a synchronous run's barrier; 0 in an asynchronous run).
+    Wait,
+    /// Mean staleness, in the learner's updates, of the partner rollouts it trained on
+    /// (`extra.cross_staleness_mean`: above 0 only in an asynchronous run).
+    Staleness,
 }
 
 impl Metric {
     /// Every metric, in page order.
-    pub const ALL: [Metric; 13] = [
+    pub const ALL: [Metric; 15] = [
         Metric::Accuracy,
         Metric::EvalAccuracy,
         Metric::Capability,
@@ -60,6 +66,8 @@ impl Metric {
         Metric::Loss,
         Metric::ResponseTokens,
         Metric::Entropy,
+        Metric::Wait,
+        Metric::Staleness,
     ];
 
     /// Stable key, the chart's `data-metric`.
@@ -78,6 +86,8 @@ impl Metric {
             Metric::Loss => "loss",
             Metric::ResponseTokens => "response_tokens",
             Metric::Entropy => "entropy",
+            Metric::Wait => "wait_seconds",
+            Metric::Staleness => "cross_staleness_mean",
         }
     }
 
@@ -99,6 +109,8 @@ impl Metric {
             Metric::Loss => "Loss",
             Metric::ResponseTokens => "Response length (tokens)",
             Metric::Entropy => "Entropy (nats/token)",
+            Metric::Wait => "Idle: waiting for the other agents (s)",
+            Metric::Staleness => "Staleness of the partner rollouts used (learner updates)",
         }
     }
 
@@ -124,6 +136,8 @@ impl Metric {
             Metric::ClipCross => Some("clip_cross"),
             Metric::CrossInside => Some("cross_inside"),
             Metric::Entropy => Some("entropy"),
+            Metric::Wait => Some("wait_seconds"),
+            Metric::Staleness => Some("cross_staleness_mean"),
             _ => None,
         }
     }
@@ -194,7 +208,9 @@ impl Metric {
             | Metric::ClipOwn
             | Metric::ClipCross
             | Metric::CrossInside
-            | Metric::Entropy => {
+            | Metric::Entropy
+            | Metric::Wait
+            | Metric::Staleness => {
                 let key = self.extra_key().expect("stored in extra");
                 for m in metrics {
                     add(&m.agent, m.step, m.extra.get(key).and_then(Value::as_f64));
@@ -254,7 +270,7 @@ mod tests {
                 "a",
                 1,
                 json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0},
-                "cross_inside": 0.25,
+                "cross_inside": 0.25, "wait_seconds": 1.5, "cross_staleness_mean": 0.5,
                 "cross_ratio_quantiles": {"b": [0.5, 0.7, 0.8, 0.95, 1.1]},
                 "cross_window_lower": [0.8, 0.875]}),
             ),
@@ -290,6 +306,8 @@ mod tests {
             "one edge per step, not per learner"
         );
         assert_eq!(s(Metric::CrossInside)[0].points, vec![(1, 0.25)]);
+        assert_eq!(s(Metric::Wait)[0].points, vec![(1, 1.5)]);
+        assert_eq!(s(Metric::Staleness)[0].points, vec![(1, 0.5)]);
         assert_eq!(charts(&accuracy, &metrics).len(), Metric::ALL.len());
     }
 }

@@ -107,6 +107,11 @@ pub(super) fn update(
         hc,
     )?;
     let uses: Vec<RolloutUse> = items.iter().map(|t| t.used).collect();
+    let cross: Vec<f64> = (items.iter().filter(|t| t.sample.cross))
+        .map(|t| t.used.staleness as f64)
+        .collect();
+    let cross_staleness_mean =
+        (!cross.is_empty()).then(|| cross.iter().sum::<f64>() / cross.len() as f64);
     let minibatches = arrange(
         items,
         hc,
@@ -226,6 +231,7 @@ pub(super) fn update(
     phase.inc(batch.cfg.run.minibatches.saturating_sub(batches.len()));
     let mut stats = tally.finish(batches.len(), skipped, displacement(agent));
     stats.uses = uses;
+    stats.cross_staleness_mean = cross_staleness_mean;
     if hc.cross_rule == CrossRule::Calibrated {
         stats.calibration_offsets = (0..batch.cfg.agents.len())
             .filter(|&j| j != k)
@@ -343,11 +349,12 @@ fn kl_penalty(per_seq: &Tensor, own: &Tensor, scope: KlScope) -> Tensor {
 /// Step sizes then compare across rules whose losses differ in scale.
 fn displacement(agent: &Agent) -> Option<f64> {
     let reference = agent.reference.as_ref()?.var_store().variables();
+    // By name: `variables()` is a HashMap, and a sum in its order differs in the last bits
+    // from one process to the next.
+    let weights: std::collections::BTreeMap<String, Tensor> =
+        agent.policy.var_store().variables().into_iter().collect();
     let sq: f64 = tch::no_grad(|| {
-        agent
-            .policy
-            .var_store()
-            .variables()
+        weights
             .iter()
             .filter_map(|(name, w)| {
                 let w0 = reference.get(name)?;
