@@ -643,3 +643,53 @@ fn cross_tokenizer_adds_its_rules_to_cell_b_and_shares_its_runs() {
     assert!(real.experiment.seeds.len() >= 3 && real.experiment.eval_size >= 256);
     assert!(real.tasks.test >= 256);
 }
+
+#[test]
+fn arms_of_agents_at_their_own_pace_train_concurrently_and_report_their_wait() {
+    support::init();
+    let (url, db, rt) = support::start_verifier();
+    let out = tempfile::tempdir().unwrap();
+    let mut cfg = committed("arith-cpu");
+    let hacpo = cfg
+        .experiment
+        .arms
+        .iter()
+        .find(|a| a.name == "hacpo")
+        .unwrap()
+        .clone();
+    let arm = |name: &str, eta: Option<u64>| {
+        let mut a = hacpo.clone();
+        (a.name, a.concurrent, a.max_staleness) = (name.into(), true, eta);
+        a
+    };
+    cfg.experiment.arms = vec![arm("barrier", None), arm("eta1", Some(1))];
+    shrink(&mut cfg, &url, out.path(), &[5], 3);
+    cfg.validate().unwrap();
+    let report = run_experiment(&cfg).unwrap();
+
+    assert_eq!(report.arms.len(), 2);
+    for a in &report.arms {
+        let seed = &a.seeds[0];
+        for agent in &report.agents {
+            let d = &seed.diagnostics[agent];
+            assert!(d.contains_key("wait_seconds"), "{}: {d:?}", a.arm);
+            if a.arm == "eta1" {
+                assert_eq!(d["wait_seconds"], 0.0, "an agent that never waits");
+            }
+        }
+        // Each agent kept its own log, as an `--agent` process does.
+        let staleness: Vec<i64> = rt
+            .block_on(
+                sqlx::query_scalar("select staleness from rollout_uses where run = $1")
+                    .bind(&seed.run)
+                    .fetch_all(&db),
+            )
+            .unwrap();
+        assert!(!staleness.is_empty(), "{}: no uses recorded", a.arm);
+        assert!(
+            staleness.iter().all(|&s| s <= 1),
+            "{}: {staleness:?}",
+            a.arm
+        );
+    }
+}

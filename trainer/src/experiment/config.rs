@@ -136,6 +136,13 @@ pub struct Arm {
     /// carried over from another experiment's sweep).
     #[serde(default)]
     pub setting: Option<Setting>,
+    /// Each agent trains in a thread of its own, at its own pace, as `--agent` processes do
+    /// (otherwise one loop steps every agent together, where `max_staleness` changes nothing).
+    #[serde(default)]
+    pub concurrent: bool,
+    /// `run.max_staleness` of this arm's runs (η: agents that never wait).
+    #[serde(default)]
+    pub max_staleness: Option<u64>,
     /// Overrides of the shared algorithm settings.
     #[serde(flatten)]
     pub settings: toml::Table,
@@ -352,6 +359,7 @@ impl ExperimentConfig {
         let mut run = self.run.clone();
         run.name = self.run_name(arm, seed, setting, eval);
         run.seed = seed;
+        run.max_staleness = arm.max_staleness.or(run.max_staleness);
         if let (Split::Validation, Some(t)) = (eval, &self.experiment.tuning) {
             run.steps = t.steps.unwrap_or(run.steps);
         }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use crate::train::METRICS_FILE;
 
 /// Keys of a `train_metrics` row (columns and `extra`) averaged into a run's diagnostics.
-pub const KEYS: [&str; 16] = [
+pub const KEYS: [&str; 18] = [
     "accuracy",
     "clip_fraction",
     "clip_own",
@@ -26,15 +26,22 @@ pub const KEYS: [&str; 16] = [
     "kl_own",
     "displacement",
     "omega",
+    "wait_seconds",
+    "cross_staleness_mean",
 ];
 
 /// Per agent (by name), the mean over a run's steps of each [`KEYS`] key (`displacement`: its
-/// last value), read from the
-/// run's `metrics.jsonl` (a step logged twice counts once, the later line).
+/// last value), read from the run's `metrics.jsonl` (or, agents trained at their own pace,
+/// each agent's) (a step logged twice counts once, the later line).
 pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<String, f64>>> {
     let path = output_dir.join(METRICS_FILE);
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    // Agents trained at their own pace keep a log each, in their folder.
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(_) => {
+            per_agent_logs(output_dir).with_context(|| format!("reading {}", path.display()))?
+        }
+    };
     let mut rows: BTreeMap<(String, u64), serde_json::Value> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let v: serde_json::Value = serde_json::from_str(line)?;
@@ -84,6 +91,21 @@ pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<St
             (a, means)
         })
         .collect())
+}
+
+/// The metrics logs of every agent's folder under `output_dir`, one after another.
+fn per_agent_logs(output_dir: &Path) -> Result<String> {
+    let mut logs: Vec<_> = std::fs::read_dir(output_dir)?
+        .filter_map(|e| Some(e.ok()?.path().join(METRICS_FILE)))
+        .filter(|p| p.is_file())
+        .collect();
+    anyhow::ensure!(!logs.is_empty(), "no metrics log");
+    logs.sort();
+    let mut text = String::new();
+    for log in logs {
+        text += &std::fs::read_to_string(&log)?;
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

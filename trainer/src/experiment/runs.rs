@@ -46,9 +46,10 @@ impl Runs<'_> {
         let in_ledger = self
             .ledger_entry(arm, seed, setting, eval)
             .is_some_and(|path| {
-                cache::load::<_, SeedResult>(&path, &self.ledger_settings(&rc)).is_some()
+                cache::load::<_, SeedResult>(&path, &self.ledger_settings(&rc, arm)).is_some()
             });
-        Ok(in_ledger || cache::load::<_, RunDone>(&done_path(&rc), &done_settings(&rc)).is_some())
+        let done = done_settings(&rc, arm);
+        Ok(in_ledger || cache::load::<_, RunDone>(&done_path(&rc), &done).is_some())
     }
 
     /// Runs `arm` with `seed` at `setting` (unless it finished before) and reads it back; each
@@ -63,13 +64,16 @@ impl Runs<'_> {
     ) -> Result<SeedResult> {
         let rc = self.config(arm, seed, setting, eval)?;
         let ledger = self.ledger_entry(arm, seed, setting, eval);
-        let key = self.ledger_settings(&rc);
+        let key = self.ledger_settings(&rc, arm);
         if let Some(result) = ledger.as_deref().and_then(|path| cache::load(path, &key)) {
             return Ok(result);
         }
-        let done = cache::cached(&done_path(&rc), &done_settings(&rc), || {
+        let done = cache::cached(&done_path(&rc), &done_settings(&rc, arm), || {
             let t = Instant::now();
-            crate::train::run(&rc)?;
+            match arm.concurrent {
+                false => crate::train::run(&rc)?,
+                true => train_concurrently(&rc)?,
+            }
             Ok(RunDone {
                 wall_seconds: t.elapsed().as_secs_f64(),
             })
@@ -119,8 +123,8 @@ impl Runs<'_> {
     }
 
     /// What a ledger entry stands for: the run's own settings and its agents' starting weights.
-    fn ledger_settings(&self, rc: &RunConfig) -> serde_json::Value {
-        let mut key = done_settings(rc);
+    fn ledger_settings(&self, rc: &RunConfig, arm: &Arm) -> serde_json::Value {
+        let mut key = done_settings(rc, arm);
         key["warm_weights"] = json!(self.warm_weights);
         key
     }
@@ -135,8 +139,30 @@ fn done_path(rc: &RunConfig) -> PathBuf {
     rc.run.output_dir.join("done.json")
 }
 
-/// What makes a run's result: its update rule, its agents' rates, and its length.
-fn done_settings(rc: &RunConfig) -> serde_json::Value {
+/// What makes a run's result: its update rule, its agents' rates, and its length (and, only
+/// where set, so that earlier runs keep their keys: agents at their own pace, η).
+fn done_settings(rc: &RunConfig, arm: &Arm) -> serde_json::Value {
     let lr: Vec<f64> = rc.agents.iter().map(|a| a.lr).collect();
-    json!({ "algorithm": rc.algorithm, "lr": lr, "steps": rc.run.steps, "eval": rc.data.eval })
+    let mut key =
+        json!({ "algorithm": rc.algorithm, "lr": lr, "steps": rc.run.steps, "eval": rc.data.eval });
+    if arm.concurrent {
+        key["concurrent"] = true.into();
+    }
+    if let Some(eta) = rc.run.max_staleness {
+        key["max_staleness"] = eta.into();
+    }
+    key
+}
+
+/// Every agent of `rc` in a thread of its own (`train::run_agent`), each at its own pace.
+fn train_concurrently(rc: &RunConfig) -> Result<()> {
+    std::thread::scope(|s| {
+        let agents: Vec<_> = (rc.agents.iter())
+            .map(|a| s.spawn(|| crate::train::run_agent(rc, &a.name)))
+            .collect();
+        agents.into_iter().try_for_each(|t| match t.join() {
+            Ok(trained) => trained,
+            Err(_) => anyhow::bail!("an agent's training thread panicked"),
+        })
+    })
 }

@@ -206,7 +206,7 @@ impl Report {
     }
 
     fn diagnostics_table(&self) -> String {
-        let mut out = "\n\nDiagnostics from `train_metrics`, mean over steps and seeds: training accuracy, clip fractions (all, own, cross), where cross ratios s fall relative to the mini-batch's window [lower_m, 1], mean |A| own / cross, own response tokens, entropy (nats/token), KL over the whole mini-batch and over the learner's own samples only, ‖θ − θ₀‖ after the last step, ω (source / learner).\n\n| arm | agent | acc | clip | clip own | clip cross | s < lower | s in window | s > 1 | mean s | |A| own | |A| cross | tokens | entropy | KL | KL own | ‖θ−θ₀‖ | ω |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n".to_string();
+        let mut out = "\n\nDiagnostics from `train_metrics`, mean over steps and seeds: training accuracy, clip fractions (all, own, cross), where cross ratios s fall relative to the mini-batch's window [lower_m, 1], mean |A| own / cross, own response tokens, entropy (nats/token), KL over the whole mini-batch and over the learner's own samples only, ‖θ − θ₀‖ after the last step, ω (source / learner), seconds a step waited for the other agents, staleness of the partner rollouts used (in the learner's updates).\n\n| arm | agent | acc | clip | clip own | clip cross | s < lower | s in window | s > 1 | mean s | |A| own | |A| cross | tokens | entropy | KL | KL own | ‖θ−θ₀‖ | ω | wait s | staleness |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n".to_string();
         for a in &self.arms {
             for agent in &self.agents {
                 let cell = |key: &str| {
