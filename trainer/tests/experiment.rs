@@ -693,3 +693,33 @@ fn arms_of_agents_at_their_own_pace_train_concurrently_and_report_their_wait() {
         );
     }
 }
+
+#[test]
+fn the_async_pair_runs_its_agents_at_their_own_pace_under_each_declared_eta() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/async-agents");
+    let cfg = ExperimentConfig::load(&dir.join("pair.toml")).unwrap();
+    cfg.validate().unwrap();
+    let arms: Vec<(&str, bool, Option<u64>)> = (cfg.experiment.arms.iter())
+        .map(|a| (a.name.as_str(), a.concurrent, a.max_staleness))
+        .collect();
+    assert_eq!(
+        arms,
+        [
+            ("barrier", true, None),
+            ("eta0", true, Some(0)),
+            ("eta1", true, Some(1)),
+            ("eta2", true, Some(2)),
+            ("eta4", true, Some(4)),
+        ]
+    );
+    let declared: toml::Table =
+        toml::from_str(&std::fs::read_to_string(dir.join("experiment.toml")).unwrap()).unwrap();
+    let seeds: Vec<u64> = (declared["declaration"]["seeds"].as_array().unwrap().iter())
+        .map(|s| s.as_integer().unwrap() as u64)
+        .collect();
+    assert_eq!(cfg.experiment.seeds, seeds);
+    assert_eq!(
+        cfg.run.steps as i64,
+        declared["declaration"]["steps"].as_integer().unwrap()
+    );
+}
