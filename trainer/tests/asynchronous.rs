@@ -5,6 +5,7 @@
 mod support;
 
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde_json::Value;
 use trainer::config::RunConfig;
@@ -72,12 +73,18 @@ fn uses(rt: &tokio::runtime::Runtime, db: &sqlx::PgPool, run: &str) -> Uses {
         .collect()
 }
 
+/// Held by each test while it trains: the equivalence test compares numbers to the last bit, and
+/// libtorch in another test's thread of this process is a source of last-bit differences it
+/// must not see.
+static TRAINING: Mutex<()> = Mutex::new(());
+
 fn load(path: &Path) -> RunConfig {
     RunConfig::load(path).unwrap()
 }
 
 #[test]
 fn with_every_agent_in_one_process_asynchronous_training_is_the_synchronous_loop() {
+    let _alone = TRAINING.lock().unwrap_or_else(|e| e.into_inner());
     support::init();
     let (url, db, rt) = support::start_verifier();
     support::import_addition_tasks(&url, "toy-train", 12, 0);
@@ -122,6 +129,7 @@ fn with_every_agent_in_one_process_asynchronous_training_is_the_synchronous_loop
 
 #[test]
 fn an_agent_never_waits_and_learns_from_a_late_partner_up_to_eta_updates_late() {
+    let _alone = TRAINING.lock().unwrap_or_else(|e| e.into_inner());
     support::init();
     let (url, db, rt) = support::start_verifier();
     support::import_addition_tasks(&url, "toy-train", 12, 0);
