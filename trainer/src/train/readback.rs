@@ -3,7 +3,7 @@
 //! (P_{j,t}, the input of the capability update) and, on resume, the capability history of
 //! earlier steps and the rollouts already trained on.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -46,6 +46,31 @@ pub(super) fn accuracy_per_agent(
         .collect()
 }
 
+/// The rows of a process's metrics log (`METRICS_FILE`) for the steps `..=upto` of the run's
+/// agents, by (step, position k); a step logged twice (trained again after an earlier resume)
+/// as last logged. No log: none.
+pub(super) fn logged_rows(
+    metrics_log: &Path,
+    index: &HashMap<String, usize>,
+    upto: usize,
+) -> Result<BTreeMap<(u64, usize), serde_json::Value>> {
+    let mut rows = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(metrics_log) else {
+        return Ok(rows);
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut entry: serde_json::Value = serde_json::from_str(line)?;
+        let row = entry["row"].take();
+        let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
+            continue;
+        };
+        if let Some(&k) = index.get(agent).filter(|_| step as usize <= upto) {
+            rows.insert((step, k), row);
+        }
+    }
+    Ok(rows)
+}
+
 /// The rollouts each agent of this process trained on in steps `..=upto`, by position k, from
 /// the `uses` of its metrics log (a resumed asynchronous run must not train twice on a
 /// partner's rollout, and trains again on those of updates lost with the crash).
@@ -55,18 +80,7 @@ pub(super) fn restore_uses(
     upto: usize,
 ) -> Result<Vec<HashSet<Uuid>>> {
     let mut used = vec![HashSet::new(); index.len()];
-    let Ok(text) = std::fs::read_to_string(metrics_log) else {
-        return Ok(used);
-    };
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let entry: serde_json::Value = serde_json::from_str(line)?;
-        let row = &entry["row"];
-        let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
-            continue;
-        };
-        let Some(&k) = index.get(agent).filter(|_| step as usize <= upto) else {
-            continue;
-        };
+    for ((_, k), row) in logged_rows(metrics_log, index, upto)? {
         let uses = row["extra"]["uses"].as_array().into_iter().flatten();
         used[k].extend(uses.filter_map(|u| u["id"].as_str()?.parse::<Uuid>().ok()));
     }

@@ -4,7 +4,7 @@
 //! groups, then every learner's update. Written once so that the GPU check trains exactly as
 //! the loop does.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
@@ -114,28 +114,12 @@ impl Roster {
     /// (a resumed run divides by the offsets the uninterrupted one would have). A step logged
     /// twice (trained again after an earlier resume) counts once, as last logged.
     pub(super) fn restore_calibration(&mut self, metrics_log: &Path, upto: usize) -> Result<()> {
-        let Ok(text) = std::fs::read_to_string(metrics_log) else {
-            return Ok(());
-        };
-        let mut steps: BTreeMap<(u64, usize), Vec<(usize, f64)>> = BTreeMap::new();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let entry: serde_json::Value = serde_json::from_str(line)?;
-            let row = &entry["row"];
-            let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
-                continue;
-            };
-            let Some(&k) = self.index.get(agent).filter(|_| step as usize <= upto) else {
-                continue;
-            };
+        for ((_, k), row) in readback::logged_rows(metrics_log, &self.index, upto)? {
             let quantiles = row["extra"]["cross_ratio_quantiles"].as_object();
-            let medians = (quantiles.into_iter().flatten())
-                .filter_map(|(source, q)| Some((*self.index.get(source)?, q[2].as_f64()?)))
-                .collect();
-            steps.insert((step, k), medians);
-        }
-        for ((_, k), medians) in steps {
-            for (j, median) in medians {
-                self.calibration.record(j, k, median);
+            for (source, q) in quantiles.into_iter().flatten() {
+                if let (Some(&j), Some(median)) = (self.index.get(source), q[2].as_f64()) {
+                    self.calibration.record(j, k, median);
+                }
             }
         }
         Ok(())
