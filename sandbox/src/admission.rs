@@ -38,6 +38,11 @@ pub(crate) struct Admission {
     memory: Arc<Semaphore>,
     budget_bytes: u64,
     compiles: Semaphore,
+    /// Interactions in flight, at most half the run slots: each holds one slot while its
+    /// second side waits for another, and pairs alone must never hold them all.
+    pairs: Semaphore,
+    /// The number of interaction slots (none with a single run slot).
+    pair_slots: usize,
     waiting: AtomicUsize,
     running: AtomicUsize,
     observer: Option<Arc<dyn QueueObserver>>,
@@ -126,6 +131,8 @@ impl Admission {
             memory: Arc::new(Semaphore::new((budget_bytes / MIB) as usize)),
             budget_bytes,
             compiles: Semaphore::new(compiles),
+            pairs: Semaphore::new(runs / 2),
+            pair_slots: runs / 2,
             waiting: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
             observer,
@@ -193,6 +200,26 @@ impl Admission {
         deadline: Option<Instant>,
     ) -> Result<SemaphorePermit<'_>, RunError> {
         until(deadline, self.compiles.acquire())
+            .await
+            .and_then(Result::ok)
+            .ok_or(RunError::Busy {
+                retry_after: RETRY_AFTER,
+            })
+    }
+
+    /// An interaction's slot, waiting until `deadline` at most; refused when the sandbox has
+    /// fewer than two run slots, where an interaction could never run.
+    pub(crate) async fn pair_slot(
+        &self,
+        deadline: Option<Instant>,
+    ) -> Result<SemaphorePermit<'_>, RunError> {
+        if self.pair_slots == 0 {
+            return Err(RunError::InvalidProgram(
+                "an interaction runs two programs at once: this sandbox admits one run at a time"
+                    .into(),
+            ));
+        }
+        until(deadline, self.pairs.acquire())
             .await
             .and_then(Result::ok)
             .ok_or(RunError::Busy {

@@ -24,11 +24,14 @@
 //! confined by `confine`, kept as native code by `builds` and `build_disk`). `instance` makes and
 //! runs one wasm instance within the limits (`meter` for memory, `scratch` for the working folder,
 //! `modules` for the engine and precompiled runtimes); `outcome` is what comes back.
+//! `interaction` runs two programs side by side, each one's stdout piped into the other's stdin
+//! (interactive problems), through the same layers.
 
 mod admission;
 mod config;
 mod confine;
 mod instance;
+mod interaction;
 mod meter;
 mod modules;
 mod outcome;
@@ -41,6 +44,7 @@ mod toolchain;
 pub use config::{Config, Limits, QueueObserver};
 pub use confine::{ConfinementChoice, Mechanism};
 pub use instance::{Slicing, WALL_CLOCK_EPOCH, WALL_CLOCK_TICK};
+pub use interaction::{Interaction, Party, SideRun};
 pub use outcome::{Outcome, Runtime, Status};
 pub use program::{Language, Program, ProgramFile, PythonRuntime, RunError};
 pub use runner::Sandbox;

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::admission::{AbortOnDrop, Admission};
-use crate::config::Config;
+use crate::config::{Config, Limits};
 use crate::confine::Mechanism;
 use crate::instance::Host;
+use crate::interaction::{self, Ends};
 use crate::outcome::Outcome;
 use crate::program::{Language, Program, RunError, validate};
 use crate::runtimes::interpreters::Interpreters;
@@ -247,11 +248,22 @@ impl Sandbox {
         program: Program,
         max_wait: Option<Duration>,
     ) -> Result<Outcome, RunError> {
+        let limits = self.checked(&program)?;
+        let deadline = max_wait.map(|w| Instant::now() + w);
+        let mut task = self.start(program, limits, deadline, None)?;
+        let mut outcome = joined((&mut task.0).await)?;
+        cpp::explain_unsupported(&mut outcome);
+        Ok(outcome)
+    }
+
+    /// The limits `program` runs under, once it is known to be runnable here: well-formed,
+    /// within the memory budget, in a supported language.
+    pub(crate) fn checked(&self, program: &Program) -> Result<Limits, RunError> {
         let limits = program
             .limits
             .clone()
             .unwrap_or_else(|| self.inner.host.config.default_limits.clone());
-        validate(&program, &limits)?;
+        validate(program, &limits)?;
         let budget = self.inner.admission.budget_bytes();
         if limits.memory_bytes > budget {
             return Err(RunError::InvalidProgram(format!(
@@ -259,66 +271,95 @@ impl Sandbox {
                 limits.memory_bytes
             )));
         }
-        let deadline = max_wait.map(|w| Instant::now() + w);
         if let Some(why) = self.unsupported_reason(program.language) {
             return Err(RunError::UnsupportedLanguage(format!(
                 "{} ({why})",
                 program.language
             )));
         }
+        Ok(limits)
+    }
+
+    /// Starts a [`checked`](Self::checked) program on the worker threads: admitted, then run to
+    /// its end; as one side of an interaction when `ends` are its pipes.
+    pub(crate) fn start(
+        &self,
+        program: Program,
+        limits: Limits,
+        deadline: Option<Instant>,
+        ends: Option<Ends>,
+    ) -> Result<AbortOnDrop<Result<Outcome, RunError>>, RunError> {
         let inner = self.inner.clone();
         let workers = self
             .workers
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
-        let mut task = AbortOnDrop(workers.spawn(async move {
-            let ticket = inner.admission.admit(limits.memory_bytes, deadline).await?;
-            let outcome = match program.language {
-                Language::Python => {
-                    (inner.python)
-                        .run(&inner.host, &ticket.grant, &program, &limits)
-                        .await
-                }
-                Language::C | Language::Cpp | Language::Go | Language::Rust => {
-                    match toolchain_of(&inner, program.language) {
-                        Ok((t, builds)) => {
-                            let run = Admitted {
-                                admission: &inner.admission,
-                                ticket: &ticket,
-                                builds,
-                                deadline,
-                            };
-                            t.run(&inner.host, &run, &program, &limits).await?
-                        }
-                        Err(_) => Outcome::internal("the toolchain disappeared"),
-                    }
-                }
-                Language::Lua
-                | Language::Sql
-                | Language::JavaScript
-                | Language::Ruby
-                | Language::TypeScript => {
-                    (inner.interpreters)
-                        .run(&inner.host, &ticket.grant, &program, &limits)
-                        .await?
-                }
-            };
-            // A growth the run's limit allowed but the shared budget could not cover says
-            // nothing about the program.
-            if ticket.grant.starved() {
-                return Err(RunError::Busy {
-                    retry_after: Duration::from_secs(1),
-                });
-            }
-            Ok(outcome)
-        }));
-        let mut outcome = (&mut task.0).await.unwrap_or_else(|e| {
-            tracing::error!(error = %e, "sandbox run panicked");
-            Ok(Outcome::internal(format!("sandbox run failed: {e}")))
-        })?;
-        cpp::explain_unsupported(&mut outcome);
-        Ok(outcome)
+        let run = run_admitted(inner, program, limits, deadline);
+        Ok(AbortOnDrop(workers.spawn(interaction::scoped(ends, run))))
     }
+
+    /// The admission that interactions take their pair slots from.
+    pub(crate) fn admission(&self) -> &Admission {
+        &self.inner.admission
+    }
+}
+
+/// A finished run task's result; a panic in it is the sandbox's failure.
+pub(crate) fn joined(
+    result: Result<Result<Outcome, RunError>, tokio::task::JoinError>,
+) -> Result<Outcome, RunError> {
+    result.unwrap_or_else(|e| {
+        tracing::error!(error = %e, "sandbox run panicked");
+        Ok(Outcome::internal(format!("sandbox run failed: {e}")))
+    })
+}
+
+/// Admits a checked program (waiting until `deadline` at most) and hands it to its language.
+async fn run_admitted(
+    inner: Arc<Inner>,
+    program: Program,
+    limits: Limits,
+    deadline: Option<Instant>,
+) -> Result<Outcome, RunError> {
+    let ticket = inner.admission.admit(limits.memory_bytes, deadline).await?;
+    let outcome = match program.language {
+        Language::Python => {
+            (inner.python)
+                .run(&inner.host, &ticket.grant, &program, &limits)
+                .await
+        }
+        Language::C | Language::Cpp | Language::Go | Language::Rust => {
+            match toolchain_of(&inner, program.language) {
+                Ok((t, builds)) => {
+                    let run = Admitted {
+                        admission: &inner.admission,
+                        ticket: &ticket,
+                        builds,
+                        deadline,
+                    };
+                    t.run(&inner.host, &run, &program, &limits).await?
+                }
+                Err(_) => Outcome::internal("the toolchain disappeared"),
+            }
+        }
+        Language::Lua
+        | Language::Sql
+        | Language::JavaScript
+        | Language::Ruby
+        | Language::TypeScript => {
+            (inner.interpreters)
+                .run(&inner.host, &ticket.grant, &program, &limits)
+                .await?
+        }
+    };
+    // A growth the run's limit allowed but the shared budget could not cover says nothing
+    // about the program.
+    if ticket.grant.starved() {
+        return Err(RunError::Busy {
+            retry_after: Duration::from_secs(1),
+        });
+    }
+    Ok(outcome)
 }
 
 impl Drop for Sandbox {

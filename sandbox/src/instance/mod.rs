@@ -22,6 +22,7 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::admission::Grant;
 use crate::config::{Config, Limits};
+use crate::interaction::{self, Ends};
 use crate::meter::MemoryMeter;
 use crate::outcome::{Outcome, Runtime};
 use crate::program::Program;
@@ -55,20 +56,27 @@ pub(crate) struct Io {
     scratch: Scratch,
 }
 
-/// A WASI context with the run's stdin/stdout/stderr, fixed environment and its working folder
+/// A WASI context with the run's stdin/stdout/stderr (the pipes of its interaction, if it is
+/// one side of one), fixed environment and its working folder
 /// (the provided files, and the source where an interpreter reads it from, writable, bounded by
 /// `Limits::scratch_bytes`).
 fn wasi_builder(
     program: &Program,
     limits: &Limits,
     guest: &Guest<'_>,
+    ends: Option<&Ends>,
 ) -> Result<(WasiCtxBuilder, Io)> {
     let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
     let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
     let mut builder = WasiCtxBuilder::new();
+    match ends {
+        // One side of an interaction: its stdio are the pipes to the other side.
+        Some(ends) => builder.stdin(ends.stdin()).stdout(ends.stdout()),
+        None => builder
+            .stdin(MemoryInputPipe::new(program.stdin.clone()))
+            .stdout(stdout.clone()),
+    };
     builder
-        .stdin(MemoryInputPipe::new(program.stdin.clone()))
-        .stdout(stdout.clone())
         .stderr(stderr.clone())
         .args(guest.args)
         // No host environment: only what makes runs deterministic and output survive a trap.
@@ -205,7 +213,8 @@ where
 }
 
 /// Runs one guest call in a fresh store with the program's I/O and the run's limits (memory,
-/// fuel, wall time, the outer timeout for blocked guests) and classifies how it ended.
+/// fuel, wall time, the outer timeout for blocked guests) and classifies how it ended. One side
+/// of an interaction first waits for the other, so that both clocks start together.
 /// `state` builds the store's data from the WASI builder and the memory meter; `call`
 /// instantiates the guest and runs it.
 pub(crate) async fn execute<T: Metered + Send + 'static>(
@@ -217,8 +226,12 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
     state: impl FnOnce(WasiCtxBuilder, MemoryMeter) -> T,
     call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
 ) -> Outcome {
+    let ends = interaction::current();
+    if let Some(ends) = &ends {
+        ends.ready().await;
+    }
     let started = Instant::now();
-    let (builder, io) = match wasi_builder(program, limits, &guest) {
+    let (builder, io) = match wasi_builder(program, limits, &guest, ends.as_deref()) {
         Ok(b) => b,
         Err(e) => return Outcome::internal(format!("{e:#}")),
     };
@@ -236,6 +249,9 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
     .await;
     // Dropping the store first closes the guest's files, so what it wrote is complete.
     drop(store);
+    if let (Some(ends), Ending::Blocked) = (&ends, &ending) {
+        ends.note_waited();
+    }
     let scratch_exceeded = match &ending {
         Ending::Failed(e) if e.downcast_ref::<ScratchExceeded>().is_some() => true,
         _ => io.scratch.watch().exceeded(),
