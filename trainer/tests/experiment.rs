@@ -70,6 +70,55 @@ fn scaled_down(url: &str, out: &Path) -> ExperimentConfig {
     cfg
 }
 
+/// Each per-skill point after the warm-up is the pool's mean reward of that agent's evaluation
+/// on the tasks of that style; both styles of the evaluated tasks have their curves.
+fn assert_skills_match_the_pool(
+    rt: &tokio::runtime::Runtime,
+    db: &sqlx::PgPool,
+    agents: &[String],
+    seed: &trainer::experiment::SeedResult,
+) {
+    let eval = format!("{}/eval", seed.run);
+    let styles: Vec<String> = rt
+        .block_on(
+            sqlx::query_scalar(
+                "select distinct t.metadata->>'style' from rollouts r join tasks t on t.id = r.task_id \
+                 where r.run = $1 order by 1",
+            )
+            .bind(&eval)
+            .fetch_all(db),
+        )
+        .unwrap();
+    // The smoke test's 6 tasks (a fixed draw) hold both styles.
+    assert_eq!(styles, ["expression", "word"]);
+    assert_eq!(seed.skills.keys().cloned().collect::<Vec<_>>(), styles);
+    for (style, curves) in &seed.skills {
+        for (agent, curve) in agents.iter().zip(curves) {
+            assert_eq!(curve[0].0, 0, "starts at the warm-up");
+            for &(step, acc) in &curve[1..] {
+                let pool: f64 = rt
+                    .block_on(
+                        sqlx::query_scalar(
+                            "select avg(r.reward) from rollouts r join agents a on a.id = r.agent_id \
+                             join tasks t on t.id = r.task_id where r.run = $1 and r.step = $2 \
+                             and a.name = $3 and t.metadata->>'style' = $4",
+                        )
+                        .bind(&eval)
+                        .bind(step as i64)
+                        .bind(agent)
+                        .bind(style)
+                        .fetch_one(db),
+                    )
+                    .unwrap();
+                assert!(
+                    (pool - acc).abs() < 1e-12,
+                    "{style} {agent} {step}: {pool} vs {acc}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
     support::init();
@@ -141,6 +190,7 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
                 );
             }
         }
+        assert_skills_match_the_pool(&rt, &db, &report.agents, seed);
     }
     // Shared arms train on both agents' rollouts: cross sequences show up in the metrics.
     let cross: i64 = rt

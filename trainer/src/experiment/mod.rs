@@ -12,6 +12,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod report;
 pub mod runs;
+pub mod skills;
 pub mod stats;
 pub mod tuning;
 pub mod warmup;
@@ -114,12 +115,14 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     let warm_weights = (warm_dirs.iter())
         .map(|d| warmup::fingerprint(d))
         .collect::<Result<Vec<_>>>()?;
+    let task_skills = skills::task_skills(&[test.as_slice(), validation.as_slice()].concat());
     let ctx = Runs {
         cfg,
         client: &client,
         warm_dirs: &warm_dirs,
         agent_ids: &agent_ids,
         warm_weights: &warm_weights,
+        skills: &task_skills,
     };
     let tuning = match (&cfg.experiment.tuning, &cfg.experiment.tuning_from) {
         (Some(spec), Some(path)) => Some(

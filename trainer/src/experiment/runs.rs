@@ -3,6 +3,7 @@
 //! the experiment keeps a ledger, stored there whole, so that another machine (a fresh pool, no
 //! output folder) reads it back instead of training it again.
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -15,6 +16,7 @@ use super::config::{Arm, ExperimentConfig, Split};
 use super::diagnostics::run_diagnostics;
 use super::report::SeedResult;
 use super::tuning::Setting;
+use super::{skills, warmup};
 use crate::client::VerifierClient;
 use crate::config::RunConfig;
 
@@ -37,6 +39,8 @@ pub struct Runs<'a> {
     /// Each warm-up's weights, fingerprinted ([`super::warmup::fingerprint`]): a ledger entry
     /// stands only for runs that started from the very same weights.
     pub warm_weights: &'a [String],
+    /// The evaluation tasks' skills ([`skills::task_skills`]).
+    pub skills: &'a HashMap<uuid::Uuid, String>,
 }
 
 impl Runs<'_> {
@@ -94,18 +98,49 @@ impl Runs<'_> {
                 Ok(curve)
             })
             .collect::<Result<Vec<_>>>()?;
+        let skills = self.skill_curves(&eval_run, &curves, eval)?;
         let result = SeedResult {
             seed,
             run: rc.run.name.clone(),
             wall_seconds: done.wall_seconds,
             curves,
             diagnostics: run_diagnostics(&rc.run.output_dir)?,
+            skills,
         };
         if let Some(path) = ledger {
             std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
             cache::store(&path, &key, &result)?;
         }
         Ok(result)
+    }
+
+    /// Per-skill curves of the evaluation run `eval_run` whose overall `curves` were read, where
+    /// the evaluation tasks have more than one skill.
+    fn skill_curves(
+        &self,
+        eval_run: &str,
+        curves: &[Vec<(usize, f64)>],
+        eval: Split,
+    ) -> Result<skills::SkillCurves> {
+        if !skills::worth_splitting(self.skills) {
+            return Ok(skills::SkillCurves::new());
+        }
+        let steps: BTreeSet<usize> = curves
+            .iter()
+            .flat_map(|c| c.iter().skip(1).map(|p| p.0))
+            .collect();
+        let warm_runs = (self.warm_dirs.iter())
+            .map(|d| warmup::eval_run(&self.cfg.run.name, d, eval))
+            .collect::<Result<Vec<_>>>()?;
+        let steps: Vec<usize> = steps.into_iter().collect();
+        skills::curves(
+            self.client,
+            eval_run,
+            &steps,
+            self.agent_ids,
+            &warm_runs,
+            self.skills,
+        )
     }
 
     /// The ledger's file for a run: its folder's path as one name (`tune_hacpo_lr1e-4-eps1_s100.json`).

@@ -74,6 +74,10 @@ pub struct SeedResult {
     /// Per agent name: the run's mean over steps of each `diagnostics::KEYS` key.
     #[serde(default)]
     pub diagnostics: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Per skill of the evaluation tasks, the same curves on that skill's tasks alone (empty
+    /// where the tasks have one skill, and in runs recorded before it was kept).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skills: super::skills::SkillCurves,
 }
 
 impl ArmResult {
@@ -231,6 +235,7 @@ pub(crate) mod tests {
                 b.iter().enumerate().map(|(i, &v)| (i * 5, v)).collect(),
             ],
             diagnostics: BTreeMap::new(),
+            skills: BTreeMap::new(),
         }
     }
 

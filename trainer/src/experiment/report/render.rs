@@ -1,6 +1,8 @@
 //! The report as markdown: the main table, the pre-declared primary comparison with Holm's
 //! correction, secondary comparisons, diagnostics, the overlap gate and the tuning sweep.
 
+use std::collections::BTreeSet;
+
 use super::super::diagnostics::KEYS;
 use super::super::stats::{Endpoint, Paired, Spread, holm};
 use super::super::tuning::{Tuning, agent_last_three};
@@ -11,6 +13,7 @@ impl Report {
     /// The whole markdown report.
     pub fn table(&self) -> String {
         let mut out = self.accuracy_table();
+        out += &self.skills_table();
         out += &self.primary_section();
         out += &self.secondary_section();
         out += &self.equivalence_section();
@@ -61,6 +64,49 @@ impl Report {
                 arm.rollouts_per_run,
                 wall.mean
             ));
+        }
+        out
+    }
+
+    /// Held-out accuracy per skill of the tasks (where they have several), per arm and agent:
+    /// the primary endpoint's mean over seeds, and its change from the warm-up.
+    fn skills_table(&self) -> String {
+        let names: BTreeSet<&String> = (self.arms.iter())
+            .flat_map(|a| a.seeds.iter().flat_map(|s| s.skills.keys()))
+            .collect();
+        if names.is_empty() {
+            return String::new();
+        }
+        let endpoint = self
+            .primary
+            .as_ref()
+            .map_or(Endpoint::Final, |p| p.endpoint);
+        let mut out = format!(
+            "\n\nHeld-out accuracy by skill ({}), mean over seeds; Δ is the change from the warm-up.\n\n| arm | agent |",
+            endpoint.label()
+        );
+        for skill in &names {
+            out += &format!(" {skill} | Δ |");
+        }
+        out += &format!("\n|---|---|{}\n", "---|---|".repeat(names.len()));
+        for arm in &self.arms {
+            for (k, agent) in self.agents.iter().enumerate() {
+                out += &format!("| {} | {agent} |", arm.arm);
+                for skill in &names {
+                    let curves: Vec<&Vec<(usize, f64)>> = (arm.seeds.iter())
+                        .filter_map(|s| s.skills.get(*skill)?.get(k))
+                        .collect();
+                    let ends: Vec<f64> = curves.iter().filter_map(|c| endpoint.of(c)).collect();
+                    let warm: Vec<f64> = (curves.iter())
+                        .filter_map(|c| c.first().map(|p| p.1))
+                        .collect();
+                    out += &match (mean(&ends), mean(&warm)) {
+                        (Some(e), Some(w)) => format!(" {e:.3} | {:+.3} |", e - w),
+                        _ => " | |".to_string(),
+                    };
+                }
+                out.push('\n');
+            }
         }
         out
     }
@@ -229,6 +275,10 @@ impl Report {
     }
 }
 
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
 fn per_seed(q: &Paired) -> String {
     q.diffs
         .iter()
@@ -333,6 +383,30 @@ mod tests {
             t.contains("| hacpo − gspo | small | +0.200 ± 0.141 |"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn skills_table_gives_each_skills_endpoint_and_its_change_from_the_warm_up() {
+        let mut r = report();
+        assert!(
+            !r.table().contains("by skill"),
+            "no skills recorded: no table"
+        );
+        // Two seeds of gspo; agent 0's word curve: warm 0.2, then 0.3 and 0.5 (seed 0) and
+        // warm 0.2, then 0.5 and 0.7 (seed 1): final 0.5 and 0.7, mean 0.6, Δ +0.4.
+        for (seed, last) in r.arms[0].seeds.iter_mut().zip([0.5, 0.7]) {
+            let word = vec![
+                vec![(0, 0.2), (5, last - 0.2), (10, last)],
+                vec![(0, 0.1), (10, 0.1)],
+            ];
+            seed.skills.insert("word".into(), word);
+        }
+        let t = r.table();
+        assert!(t.contains("Held-out accuracy by skill (final)"), "{t}");
+        assert!(t.contains("| arm | agent | word | Δ |"), "{t}");
+        assert!(t.contains("| gspo | small | 0.600 | +0.400 |"), "{t}");
+        assert!(t.contains("| gspo | big | 0.100 | +0.000 |"), "{t}");
+        assert!(t.contains("| hacpo | small | | |"), "{t}");
     }
 
     #[test]
