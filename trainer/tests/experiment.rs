@@ -773,3 +773,63 @@ fn the_async_pair_runs_its_agents_at_their_own_pace_under_each_declared_eta() {
         declared["declaration"]["steps"].as_integer().unwrap()
     );
 }
+
+/// Every sweep run a committed ledger holds is found by this build, so that a fresh machine
+/// reads it back instead of training it again: the ledger's key is the run's settings, and a
+/// setting added to the trainer must leave the keys of runs recorded before it unchanged (a
+/// new `behaviour_weight_cap` once made cell A's whole ledger unreadable, silently).
+#[test]
+fn the_committed_ledgers_runs_are_found_by_this_build() {
+    let experiments = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+    let mut total = 0;
+    for cell in ["sharing-regimes/cell-a.toml", "cross-tokenizer/toy.toml"] {
+        let mut cfg = ExperimentConfig::load(&experiments.join(cell)).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        // No finished runs but the ledger's.
+        cfg.run.output_dir = out.path().into();
+        let ledger = cfg.experiment.ledger.clone().unwrap();
+        let entries = match std::fs::read_dir(&ledger) {
+            Ok(dir) => dir
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("tune_") && n.ends_with(".json"))
+                .count(),
+            Err(_) => continue,
+        };
+        let warm_dirs: Vec<std::path::PathBuf> = (cfg.agents.iter())
+            .map(|a| ledger.join("warmups").join(&a.name))
+            .collect();
+        let warm_weights: Vec<String> = (warm_dirs.iter())
+            .map(|d| trainer::experiment::warmup::fingerprint(d).unwrap())
+            .collect();
+        let client = trainer::client::VerifierClient::new("http://127.0.0.1:9").unwrap();
+        let skills = std::collections::HashMap::new();
+        let runs = trainer::experiment::runs::Runs {
+            cfg: &cfg,
+            client: &client,
+            warm_dirs: &warm_dirs,
+            agent_ids: &[],
+            warm_weights: &warm_weights,
+            skills: &skills,
+        };
+        let spec = cfg.experiment.tuning.clone().unwrap();
+        let mut found = 0;
+        for arm in (cfg.experiment.arms.iter()).filter(|a| spec.arms.contains(&a.name)) {
+            for setting in spec.grid(cfg.distills(&arm.name)) {
+                for &seed in &spec.seeds {
+                    if runs
+                        .finished(arm, seed, &setting, Split::Validation)
+                        .unwrap()
+                    {
+                        found += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(found, entries, "{cell}: runs found of the ledger's entries");
+        total += found;
+    }
+    assert!(
+        total >= 20,
+        "cell A's ledger held 20 sweep runs on 2026-12-07"
+    );
+}

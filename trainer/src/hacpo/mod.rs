@@ -212,8 +212,18 @@ pub struct HacpoConfig {
     /// Ablation switch: the lower bound rises with the optimizer step (off: fixed at 1 − δ).
     pub stepwise_clip: bool,
     /// Cap of the decoupled weight π_prox / π_behav of a stale own sample ([`staleness`];
-    /// AReaL's `behav_imp_weight_cap`).
+    /// AReaL's `behav_imp_weight_cap`). Written out only where it differs from the default: it
+    /// acts in asynchronous runs alone, and the settings of runs recorded before it existed (an
+    /// experiment's ledger keys) must still read as the same settings.
+    #[serde(skip_serializing_if = "is_default_cap")]
     pub behaviour_weight_cap: f64,
+}
+
+/// The default [`HacpoConfig::behaviour_weight_cap`].
+const DEFAULT_BEHAVIOUR_WEIGHT_CAP: f64 = 5.0;
+
+fn is_default_cap(cap: &f64) -> bool {
+    *cap == DEFAULT_BEHAVIOUR_WEIGHT_CAP
 }
 
 impl Default for HacpoConfig {
@@ -242,7 +252,7 @@ impl Default for HacpoConfig {
             capability_baseline: true,
             omega_in_loss: true,
             stepwise_clip: true,
-            behaviour_weight_cap: 5.0,
+            behaviour_weight_cap: DEFAULT_BEHAVIOUR_WEIGHT_CAP,
         }
     }
 }
