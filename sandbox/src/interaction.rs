@@ -11,17 +11,22 @@
 //! every language's runner reaches the WASI context through the same `instance` layer, which
 //! alone reads it.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
+use serde::{Deserialize, Serialize};
+use tokio::io::{self as io, AsyncRead, AsyncWrite, DuplexStream};
 use tokio::sync::Notify;
 use wasmtime_wasi::cli::{
     AsyncStdinStream, AsyncStdoutStream, IsTerminal, StdinStream, StdoutStream,
 };
 use wasmtime_wasi::p2::{InputStream, OutputStream};
 
+use crate::admission::AbortOnDrop;
 use crate::outcome::{Outcome, Status};
 use crate::program::{Program, RunError};
 use crate::runner::{Sandbox, joined};
@@ -30,7 +35,8 @@ use crate::runner::{Sandbox, joined};
 const PIPE_BYTES: usize = 64 << 10;
 
 /// One side of an interaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Party {
     /// The task's interactor.
     Interactor,
@@ -67,12 +73,12 @@ tokio::task_local! {
     static ENDS: Arc<Ends>;
 }
 
-/// One side's pipe ends, its start gate and where its run notes that it waited.
+/// One side's pipe ends, its start gate and what its runs tell the caller.
 pub(crate) struct Ends {
     stdin: Arc<AsyncStdinStream>,
     stdout: Arc<AsyncStdoutStream>,
     gate: Arc<Gate>,
-    waited: Arc<AtomicBool>,
+    watch: Arc<Watch>,
 }
 
 impl Ends {
@@ -92,9 +98,27 @@ impl Ends {
         self.gate.pass().await;
     }
 
-    /// Notes that the side's time ran out while it was blocked in a host call.
-    pub(crate) fn note_waited(&self) {
-        self.waited.store(true, Ordering::Relaxed);
+    /// Notes that the side's guest has just ended, blocked in a host call when `blocked`.
+    pub(crate) fn note_end(&self, blocked: bool) {
+        *self.watch.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        if blocked {
+            self.watch.waited.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What the caller learns of one side's runs besides their outcome.
+#[derive(Default)]
+struct Watch {
+    /// Its time ran out while it was blocked in a host call.
+    waited: AtomicBool,
+    /// When its guest last ended (none when it never started, e.g. did not compile).
+    ended: Mutex<Option<Instant>>,
+}
+
+impl Watch {
+    fn ended(&self) -> Option<Instant> {
+        *self.ended.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -115,13 +139,17 @@ pub(crate) async fn scoped<T>(ends: Option<Ends>, run: impl Future<Output = T>) 
 #[derive(Default)]
 struct Gate {
     arrived: AtomicUsize,
+    /// When the second side arrived: both clocks start then.
+    opened: OnceLock<Instant>,
     notify: Notify,
 }
 
 impl Gate {
     /// Arrives, then waits for the other side.
     async fn pass(&self) {
-        self.arrived.fetch_add(1, Ordering::SeqCst);
+        if self.arrived.fetch_add(1, Ordering::SeqCst) + 1 == 2 {
+            let _ = self.opened.set(Instant::now());
+        }
         self.notify.notify_waiters();
         loop {
             // Made before the check, so a notification between the two is not lost.
@@ -177,23 +205,92 @@ impl StdoutStream for SharedStdout {
     }
 }
 
+/// A pipe's writing end that drops what it is given once its reader has gone, instead of
+/// failing: the side that ended first has had its say, and what the other still writes (an
+/// interactor's last reply, a program's trailing output) must not turn into a crash of its own.
+struct Discarding(DuplexStream);
+
+impl AsyncWrite for Discarding {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.0).poll_write(cx, buf) {
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+                Poll::Ready(Ok(buf.len()))
+            }
+            other => other,
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
+
 /// One side's half of the wiring, and what the caller keeps of it.
-fn side(input: DuplexStream, output: DuplexStream, gate: &Arc<Gate>) -> (Ends, Arc<AtomicBool>) {
-    let waited = Arc::new(AtomicBool::new(false));
+fn side(input: DuplexStream, output: DuplexStream, gate: &Arc<Gate>) -> (Ends, Arc<Watch>) {
+    let watch = Arc::new(Watch::default());
     let ends = Ends {
         stdin: Arc::new(AsyncStdinStream::new(input)),
-        stdout: Arc::new(AsyncStdoutStream::new(PIPE_BYTES, output)),
+        stdout: Arc::new(AsyncStdoutStream::new(PIPE_BYTES, Discarding(output))),
         gate: gate.clone(),
-        waited: waited.clone(),
+        watch: watch.clone(),
     };
-    (ends, waited)
+    (ends, watch)
+}
+
+/// A side's run as the caller sees it: started, its task, its wall-time limit and its watch.
+struct Running {
+    task: AbortOnDrop<Result<Outcome, RunError>>,
+    wall_time: Duration,
+    watch: Arc<Watch>,
+    /// Its outcome and when it ended, once its task has finished.
+    done: Option<(Outcome, Instant)>,
+}
+
+impl Running {
+    /// Waits for the side's run to end.
+    async fn finish(&mut self) -> Result<(), RunError> {
+        if self.done.is_none() {
+            let outcome = joined((&mut self.task.0).await)?;
+            let ended = self.watch.ended().unwrap_or_else(Instant::now);
+            self.done = Some((outcome, ended));
+        }
+        Ok(())
+    }
+
+    /// When it ended, if it has.
+    fn ended(&self) -> Option<Instant> {
+        self.done.as_ref().map(|(_, at)| *at)
+    }
+
+    /// What it did; `None` when it never ended (it is stopped then). `other_ended`: when the
+    /// other side ended, if first: a wall-clock deadline that had passed by then, yet ended
+    /// this one only later, passed while it was blocked (waiting, then woken by the other's end).
+    fn into_run(self, opened: Option<Instant>, other_ended: Option<Instant>) -> Option<SideRun> {
+        let (outcome, _) = self.done?;
+        let overdue = match (opened, other_ended) {
+            (Some(opened), Some(other)) => opened + self.wall_time <= other,
+            _ => false,
+        };
+        let waited = self.watch.waited.load(Ordering::Relaxed)
+            || (outcome.status == Status::Timeout && overdue);
+        Some(SideRun { outcome, waited })
+    }
 }
 
 impl Sandbox {
     /// Runs `interactor` and `program` side by side, the program's stdout piped into the
     /// interactor's stdin and the interactor's stdout into the program's stdin (their own
     /// `stdin` is ignored), each under its own limits, until the interactor has ended and the
-    /// program has ended or been stopped (see [`Interaction::program`]).
+    /// program has ended or been stopped (see [`Interaction::program`]). What a side writes
+    /// once the other has ended is dropped.
     ///
     /// Errors when either is refused up front, or (with `max_wait`) when both cannot be
     /// admitted in time: [`RunError::Busy`] then, as [`Sandbox::run_within`] answers.
@@ -210,49 +307,74 @@ impl Sandbox {
         let gate = Arc::new(Gate::default());
         let (to_program, program_in) = tokio::io::duplex(PIPE_BYTES);
         let (program_out, from_program) = tokio::io::duplex(PIPE_BYTES);
-        let (interactor_ends, interactor_waited) = side(from_program, to_program, &gate);
-        let (program_ends, program_waited) = side(program_in, program_out, &gate);
-        let mut interactor_task = self.start(
-            interactor,
-            interactor_limits,
-            deadline,
-            Some(interactor_ends),
-        )?;
-        let mut program_task = self.start(program, program_limits, deadline, Some(program_ends))?;
-        let ended = |outcome: Outcome, waited: &AtomicBool| SideRun {
-            outcome,
-            waited: waited.load(Ordering::Relaxed),
-        };
+        let (interactor_ends, interactor_watch) = side(from_program, to_program, &gate);
+        let (program_ends, program_watch) = side(program_in, program_out, &gate);
+        let mut sides = [
+            Running {
+                wall_time: interactor_limits.wall_time,
+                task: self.start(
+                    interactor,
+                    interactor_limits,
+                    deadline,
+                    Some(interactor_ends),
+                )?,
+                watch: interactor_watch,
+                done: None,
+            },
+            Running {
+                wall_time: program_limits.wall_time,
+                task: self.start(program, program_limits, deadline, Some(program_ends))?,
+                watch: program_watch,
+                done: None,
+            },
+        ];
+        let first = self.first_to_end(&mut sides, &gate).await?;
+        let [interactor, program] = sides;
+        let opened = gate.opened.get().copied();
+        let (interactor_ended, program_ended) = (interactor.ended(), program.ended());
+        Ok(Interaction {
+            interactor: interactor
+                .into_run(opened, program_ended.filter(|_| first == Party::Program)),
+            program: program.into_run(
+                opened,
+                interactor_ended.filter(|_| first == Party::Interactor),
+            ),
+            first,
+        })
+    }
+
+    /// Waits for a side to end, then for the other as far as it is needed: the program once
+    /// the interactor exited with status 0, the interactor once the program ended. A side
+    /// that need not end, or never started because the other ended first, is stopped (its
+    /// task dropped).
+    async fn first_to_end(&self, sides: &mut [Running; 2], gate: &Gate) -> Result<Party, RunError> {
+        let [interactor, program] = sides;
         tokio::select! {
-            done = &mut interactor_task.0 => {
-                let interactor = joined(done)?;
-                let program = if gate.open() && interactor.status == Status::Ok {
-                    Some(joined((&mut program_task.0).await)?)
-                } else {
-                    // Dropping the task stops the program at its next yield.
-                    drop(program_task);
-                    None
-                };
-                Ok(Interaction {
-                    interactor: Some(ended(interactor, &interactor_waited)),
-                    program: program.map(|p| ended(p, &program_waited)),
-                    first: Party::Interactor,
-                })
+            done = &mut interactor.task.0 => {
+                let ended = interactor.watch.ended().unwrap_or_else(Instant::now);
+                interactor.done = Some((joined(done)?, ended));
             }
-            done = &mut program_task.0 => {
-                let program = joined(done)?;
-                let interactor = if gate.open() {
-                    Some(joined((&mut interactor_task.0).await)?)
-                } else {
-                    drop(interactor_task);
-                    None
-                };
-                Ok(Interaction {
-                    interactor: interactor.map(|i| ended(i, &interactor_waited)),
-                    program: Some(ended(program, &program_waited)),
-                    first: Party::Program,
-                })
+            done = &mut program.task.0 => {
+                let ended = program.watch.ended().unwrap_or_else(Instant::now);
+                program.done = Some((joined(done)?, ended));
             }
         }
+        // The other may have ended as well before this task looked: the earlier end is first.
+        for side in [&mut *interactor, &mut *program] {
+            if side.done.is_none() && side.task.0.is_finished() {
+                side.finish().await?;
+            }
+        }
+        let first = match (interactor.ended(), program.ended()) {
+            (Some(i), Some(p)) if p < i => Party::Program,
+            (Some(_), _) => Party::Interactor,
+            _ => Party::Program,
+        };
+        let accepted = matches!(&interactor.done, Some((o, _)) if o.status == Status::Ok);
+        if gate.open() && (first == Party::Program || accepted) {
+            interactor.finish().await?;
+            program.finish().await?;
+        }
+        Ok(first)
     }
 }

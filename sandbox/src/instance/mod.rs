@@ -247,11 +247,11 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
         (ending, fuel_used)
     })
     .await;
+    if let Some(ends) = &ends {
+        ends.note_end(matches!(ending, Ending::Blocked));
+    }
     // Dropping the store first closes the guest's files, so what it wrote is complete.
     drop(store);
-    if let (Some(ends), Ending::Blocked) = (&ends, &ending) {
-        ends.note_waited();
-    }
     let scratch_exceeded = match &ending {
         Ending::Failed(e) if e.downcast_ref::<ScratchExceeded>().is_some() => true,
         _ => io.scratch.watch().exceeded(),

@@ -6,6 +6,9 @@
 //! case's expected stdout); compiled checkers get those three names as arguments; exit status 0
 //! accepts, 1 rejects, anything else (a crash, a limit, a compile error) is the checker's own
 //! failure, a `checker_error` that says nothing about the program.
+//!
+//! An interactor (`interactive`) is the same kind of program in the same convention, prepared
+//! here too.
 
 use std::num::NonZeroU64;
 
@@ -27,7 +30,9 @@ const REJECTED: i32 = 1;
 /// raises also exits with 1, and a checker's bug must not read as the contestant's wrong answer.
 const PYTHON_REJECTED: i32 = 97;
 
-/// A task's special judge (`checker` in a code reference; `style: stdio` only).
+/// A task's special judge (`checker` in a code reference) or interactor (`interactor`): a
+/// program of the task's own, run in the sandbox in testlib's convention (`style: stdio`
+/// only).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Checker {
@@ -39,10 +44,12 @@ pub struct Checker {
     pub language: String,
     /// The checker's source. Compiled checkers get `input.txt output.txt answer.txt` as
     /// arguments; Python checkers see them in `sys.argv[1:]` and reject with `sys.exit(1)` (a
-    /// raised exception, or `os._exit(1)`, is the checker's failure).
+    /// raised exception, or `os._exit(1)`, is the checker's failure). An interactor gets the
+    /// same three names, `output.txt` an empty file it may write (testlib's `tout`, not read).
     pub source: String,
     /// Wall-clock limit per checker run, in milliseconds, at most the service's
-    /// `--sandbox-time-limit-ms` (default: the limits of the judgement's own runs).
+    /// `--sandbox-time-limit-ms` (default: the limits of the judgement's own runs; for an
+    /// interactor, which also waits for the program, twice their wall clock).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -70,12 +77,52 @@ pub struct Checker {
     pub memory_mb: Option<NonZeroU64>,
 }
 
-/// A checker ready to run for one judgement: its program (the source as it runs, its arguments,
-/// limits and seed), without the case's files.
+/// What a judge program is to the judgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// It decides a case from the program's output.
+    Checker,
+    /// It talks to the program and decides the case from what it was told.
+    Interactor,
+}
+
+impl Role {
+    /// The reference's field that holds it.
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Role::Checker => "checker",
+            Role::Interactor => "interactor",
+        }
+    }
+}
+
+/// A checker or interactor ready to run for one judgement: its program (the source as it
+/// runs, its arguments, limits and seed), without the case's files.
 pub(super) struct Prepared {
     program: Program,
     /// The exit status that means "rejected".
-    rejected: i32,
+    pub(super) rejected: i32,
+}
+
+impl Prepared {
+    /// Its program for one case: `input`, `output` and `answer` in its working folder.
+    pub(super) fn on_case(&self, input: &str, output: &str, answer: &str) -> Program {
+        let mut program = self.program.clone();
+        program.files = FILES
+            .into_iter()
+            .zip([input, output, answer])
+            .map(|(path, text)| ProgramFile {
+                path: path.into(),
+                contents: text.as_bytes().to_vec(),
+            })
+            .collect();
+        // The files are the judge's, not the program's writing: they do not count against it.
+        let files: u64 = program.files.iter().map(|f| f.contents.len() as u64).sum();
+        if let Some(limits) = program.limits.as_mut() {
+            limits.scratch_bytes = limits.scratch_bytes.saturating_add(files);
+        }
+        program
+    }
 }
 
 /// What a checker said of one case.
@@ -102,14 +149,30 @@ impl Judge {
                 "checker: a checker judges stdio cases only (style \"stdio\")".into(),
             ));
         }
+        self.prepare_judge_program(Role::Checker, checker, run)
+    }
+
+    /// A checker's or interactor's program for a judgement whose runs have `run`'s settings,
+    /// or why it cannot run (naming the field).
+    pub(super) fn prepare_judge_program(
+        &self,
+        role: Role,
+        checker: &Checker,
+        run: &RunSettings,
+    ) -> Result<Prepared, Unjudged> {
+        let field = role.as_str();
         let Some(language) = Language::parse(&checker.language) else {
             return Err(Unjudged::InvalidReference(format!(
-                "checker.language: unknown language {:?} (checkers are c, cpp, go, rust or python)",
+                "{field}.language: unknown language {:?} ({field}s are c, cpp, go, rust or python)",
                 checker.language
             )));
         };
         let (source, args, rejected) = match language {
-            Language::Python => (python_wrapper(&checker.source), Vec::new(), PYTHON_REJECTED),
+            Language::Python => (
+                python_wrapper(role, &checker.source),
+                Vec::new(),
+                PYTHON_REJECTED,
+            ),
             Language::C | Language::Cpp | Language::Go | Language::Rust => (
                 checker.source.clone(),
                 FILES.map(String::from).to_vec(),
@@ -118,17 +181,17 @@ impl Judge {
             // Their uncaught errors exit with status 1 too, which would read as a rejection.
             other => {
                 return Err(Unjudged::InvalidReference(format!(
-                    "checker.language: checkers are C, C++, Go, Rust or Python, not {other} \
+                    "{field}.language: {field}s are C, C++, Go, Rust or Python, not {other} \
                      (a {other} program that fails exits with status 1, which means \"wrong answer\")"
                 )));
             }
         };
         if !self.sandbox.supports(language) {
             return Err(Unjudged::UnsupportedLanguage(format!(
-                "checker.language: {language} is not installed in this sandbox"
+                "{field}.language: {language} is not installed in this sandbox"
             )));
         }
-        let limits = self.checker_limits(checker, &run.limits)?;
+        let limits = self.checker_limits(role, checker, &run.limits)?;
         Ok(Prepared {
             program: Program {
                 language,
@@ -144,18 +207,30 @@ impl Judge {
 
     /// The checker's limits: its own time, fuel and memory where it sets them, within the
     /// service's; the judgement's otherwise.
-    fn checker_limits(&self, checker: &Checker, judgement: &Limits) -> Result<Limits, Unjudged> {
+    fn checker_limits(
+        &self,
+        role: Role,
+        checker: &Checker,
+        judgement: &Limits,
+    ) -> Result<Limits, Unjudged> {
         let budget = TimeBudget::of_task(
             checker.fuel_limit,
             checker.time_limit_ms,
             self.limits.wall_time,
         );
         let mut limits = match budget {
-            // Unset, the checker runs as the judgement's own runs do.
-            TimeBudget::Default => judgement.clone(),
+            // Unset, the checker runs as the judgement's own runs do; an interactor, which
+            // waits for the program as well as computing, gets twice the program's clock.
+            TimeBudget::Default => {
+                let mut limits = judgement.clone();
+                if role == Role::Interactor {
+                    limits.wall_time *= 2;
+                }
+                limits
+            }
             b => budget::for_request(&self.limits, self.fuel, b).map_err(|r| {
                 let field = r.field.as_deref().unwrap_or("limits");
-                Unjudged::InvalidReference(format!("checker.{field}: {}", r.message))
+                Unjudged::InvalidReference(format!("{}.{field}: {}", role.as_str(), r.message))
             })?,
         };
         if let Some(mb) = checker.memory_mb {
@@ -174,20 +249,7 @@ impl Judge {
         case: &StdioCase,
         output: &str,
     ) -> Result<Ruling, Unjudged> {
-        let mut program = checker.program.clone();
-        program.files = FILES
-            .into_iter()
-            .zip([case.stdin.as_str(), output, case.stdout.as_str()])
-            .map(|(path, text)| ProgramFile {
-                path: path.into(),
-                contents: text.as_bytes().to_vec(),
-            })
-            .collect();
-        // The files are the judge's, not the checker's writing: they do not count against it.
-        let files: u64 = program.files.iter().map(|f| f.contents.len() as u64).sum();
-        if let Some(limits) = program.limits.as_mut() {
-            limits.scratch_bytes = limits.scratch_bytes.saturating_add(files);
-        }
+        let program = checker.on_case(&case.stdin, output, &case.stdout);
         let outcome = self.run_built(program).await.map_err(|why| match why {
             Unjudged::InvalidReference(m) => Unjudged::InvalidReference(format!("checker: {m}")),
             other => other,
@@ -226,20 +288,22 @@ fn ruling(outcome: &Outcome, rejected: i32) -> Ruling {
     }
 }
 
-/// A Python checker's source as it runs: with testlib's `sys.argv`, and its `sys.exit(1)` turned
-/// into [`PYTHON_REJECTED`], so that an exception (status 1) is a checker failure, not a wrong
-/// answer. The source is compiled apart, so its line numbers and `from __future__` imports stay
-/// its own, and an import the fast runtime lacks still moves it to a fuller one.
-fn python_wrapper(source: &str) -> String {
+/// A Python checker's (or interactor's) source as it runs: with testlib's `sys.argv`, and its
+/// `sys.exit(1)` turned into [`PYTHON_REJECTED`], so that an exception (status 1) is a checker
+/// failure, not a wrong answer. The source is compiled apart, so its line numbers and
+/// `from __future__` imports stay its own, and an import the fast runtime lacks still moves it
+/// to a fuller one.
+fn python_wrapper(role: Role, source: &str) -> String {
     // A JSON string is a valid Python string literal.
     let literal = serde_json::to_string(source).expect("strings serialize");
-    let argv = serde_json::to_string(&["checker", FILES[0], FILES[1], FILES[2]])
-        .expect("strings serialize");
+    let name = role.as_str();
+    let argv =
+        serde_json::to_string(&[name, FILES[0], FILES[1], FILES[2]]).expect("strings serialize");
     format!(
         "import sys\n\
          sys.argv = {argv}\n\
          try:\n    \
-             exec(compile({literal}, \"checker\", \"exec\"), {{\"__name__\": \"__main__\"}})\n\
+             exec(compile({literal}, \"{name}\", \"exec\"), {{\"__name__\": \"__main__\"}})\n\
          except SystemExit as e:\n    \
              if e.code == {REJECTED}:\n        \
                  sys.exit({PYTHON_REJECTED})\n    \
@@ -327,7 +391,7 @@ mod tests {
     #[test]
     fn the_python_wrapper_keeps_the_source_verbatim() {
         let source = "print(\"a\\\\b\")\n\t'é' \u{7f}";
-        let wrapped = python_wrapper(source);
+        let wrapped = python_wrapper(Role::Checker, source);
         let literal = wrapped
             .lines()
             .find_map(|l| l.trim().strip_prefix("exec(compile("))

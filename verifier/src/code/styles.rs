@@ -13,7 +13,7 @@ const BUSY_ATTEMPTS: u32 = 3;
 const SHOWN_CHARS: usize = 1000;
 
 /// The first `SHOWN_CHARS` characters of `s`.
-fn head(s: &str) -> String {
+pub(super) fn head(s: &str) -> String {
     s.chars().take(SHOWN_CHARS).collect()
 }
 
@@ -24,7 +24,7 @@ pub(super) fn tail(s: &str) -> Option<String> {
 }
 
 /// The case status for a run that did not end normally.
-fn abnormal(outcome: &Outcome) -> CaseStatus {
+pub(super) fn abnormal(outcome: &Outcome) -> CaseStatus {
     match outcome.status {
         Status::Ok | Status::RuntimeError => CaseStatus::RuntimeError,
         Status::Timeout => CaseStatus::Timeout,
@@ -58,9 +58,18 @@ impl Judge {
     /// Judging waits to be admitted however long it takes, but a run the memory budget could not
     /// cover ended without a verdict: it is run again, a few times, before the judge gives up.
     pub(super) async fn run_built(&self, program: Program) -> Result<Outcome, Unjudged> {
+        self.admitted(|| self.run(program.clone())).await
+    }
+
+    /// What `attempt` gives once the sandbox admits it, mapping refusals to a judge error: a
+    /// busy answer is tried again, a few times, before the judge gives up.
+    pub(super) async fn admitted<T, F>(&self, attempt: impl Fn() -> F) -> Result<T, Unjudged>
+    where
+        F: Future<Output = Result<T, RunError>>,
+    {
         let mut attempts = 1;
         loop {
-            return match self.run(program.clone()).await {
+            return match attempt().await {
                 Ok(o) => Ok(o),
                 Err(RunError::Busy { retry_after }) if attempts < BUSY_ATTEMPTS => {
                     attempts += 1;
@@ -137,6 +146,7 @@ impl Judge {
                     tail(&outcome.stderr).or(outcome.message.clone())
                 },
                 checker_message: None,
+                waiting: None,
             }],
             runtime: outcome.runtime.map(|r| r.as_str().to_string()),
             problem,
@@ -186,6 +196,7 @@ impl Judge {
                 expected: failed.then(|| head(&case.stdout)),
                 error,
                 checker_message: checker_message.filter(|_| failed),
+                waiting: None,
             });
         }
         Ok(Judged {
@@ -252,6 +263,7 @@ impl Judge {
                             expected: None,
                             error: None,
                             checker_message: None,
+                            waiting: None,
                         }
                     }
                     Some(CaseReport::Returned(v)) => CaseVerdict {
@@ -265,6 +277,7 @@ impl Judge {
                         expected,
                         error: None,
                         checker_message: None,
+                        waiting: None,
                     },
                     Some(CaseReport::Raised(e)) => CaseVerdict {
                         index,
@@ -273,6 +286,7 @@ impl Judge {
                         expected,
                         error: Some(head(e)),
                         checker_message: None,
+                        waiting: None,
                     },
                     Some(CaseReport::Unserializable(t)) => CaseVerdict {
                         index,
@@ -281,6 +295,7 @@ impl Judge {
                         expected,
                         error: None,
                         checker_message: None,
+                        waiting: None,
                     },
                     None => CaseVerdict {
                         index,
@@ -289,6 +304,7 @@ impl Judge {
                         expected,
                         error: tail(&outcome.stderr).or(outcome.message.clone()),
                         checker_message: None,
+                        waiting: None,
                     },
                 }
             })

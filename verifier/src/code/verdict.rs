@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use sandbox::Language;
+use sandbox::{Language, Party};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -94,11 +94,18 @@ pub struct CaseVerdict {
     /// The end of stderr, or the exception raised; for a `checker_error`, how the checker failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// What the task's checker wrote of a case it did not accept (the end of its stderr, else
-    /// of its stdout; a checker that did not compile: the compiler's). Removed from stored
-    /// verdicts' public view, like `expected`: checkers often quote the answer.
+    /// What the task's checker or interactor wrote of a case it did not accept (the end of its
+    /// stderr, else of its stdout; one that did not compile: the compiler's). Removed from
+    /// stored verdicts' public view, like `expected`: checkers often quote the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checker_message: Option<String>,
+    /// An interactive case that timed out while one side was blocked waiting for the other
+    /// (for its output, or for room in its own pipe): that side, `program` or `interactor`. A
+    /// deadlock (both waiting) names the side whose time ran out first; either way the case is
+    /// the program's `timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub waiting: Option<Party>,
 }
 
 /// How one test case went.
@@ -121,7 +128,8 @@ pub enum CaseStatus {
     CompileError,
     /// The program ended before the harness reached this case.
     NotRun,
-    /// The task's checker crashed, hit a limit or did not compile on this case's output.
+    /// The task's checker crashed, hit a limit or did not compile on this case's output (or
+    /// its interactor failed so on this case).
     CheckerError,
     /// The sandbox failed.
     InternalError,

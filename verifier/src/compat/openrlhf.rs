@@ -199,6 +199,7 @@ fn stdio_cases(m: &serde_json::Map<String, Value>) -> Result<CodeReference, Stri
         fuel_limit: None,
         seed: None,
         checker: None,
+        interactor: None,
     })
 }
 
