@@ -277,6 +277,7 @@ impl Seeded {
                 "clip_own": 0.2, "clip_cross": 0.5, "entropy": 1.5, "cross_inside": 0.4,
                 "wait_seconds": 0.5, "cross_staleness_mean": 1.0,
                 "cross_ratio_quantiles": { other: [0.6, 0.7, 0.85, 0.95, 1.05] },
+                "calibration_offset": { other: 0.07 + 0.01 * step as f64 },
             });
             if step % 3 == 0 {
                 extra["eval_accuracy"] = json!(0.3 + 0.01 * step as f64);
@@ -380,6 +381,10 @@ async fn dashboard_pages_render_in_a_real_browser() {
             .all(|(label, n)| label.contains("alpha") && label.contains("beta") && *n == steps),
         "{omega:?}"
     );
+    // The calibration offset ŝ: one line per (source → learner) pair, like ω.
+    let offset = chart(&page, "calibration_offset");
+    assert_eq!(offset.len(), 2, "{offset:?}");
+    assert!(offset.iter().all(|(_, n)| *n == steps), "{offset:?}");
     // The step table: a row per step, latest first; alpha's accuracy rises at step 2 (task 0 right).
     let rows = select(&page, "table#steps tr");
     assert_eq!(rows.len(), steps + 1);

@@ -48,11 +48,14 @@ pub enum Metric {
     /// Mean staleness, in the learner's updates, of the partner rollouts it trained on
     /// (`extra.cross_staleness_mean`: above 0 only in an asynchronous run).
     Staleness,
+    /// The pair-calibrated rule's offset ŝ per source and learner, which s is divided by before
+    /// the window applies (`extra.calibration_offset`: only under that rule).
+    CalibrationOffset,
 }
 
 impl Metric {
     /// Every metric, in page order.
-    pub const ALL: [Metric; 15] = [
+    pub const ALL: [Metric; 16] = [
         Metric::Accuracy,
         Metric::EvalAccuracy,
         Metric::Capability,
@@ -61,6 +64,7 @@ impl Metric {
         Metric::ClipCross,
         Metric::CrossInside,
         Metric::CrossRatio,
+        Metric::CalibrationOffset,
         Metric::Kl,
         Metric::GradNorm,
         Metric::Loss,
@@ -88,6 +92,7 @@ impl Metric {
             Metric::Entropy => "entropy",
             Metric::Wait => "wait_seconds",
             Metric::Staleness => "cross_staleness_mean",
+            Metric::CalibrationOffset => "calibration_offset",
         }
     }
 
@@ -111,6 +116,9 @@ impl Metric {
             Metric::Entropy => "Entropy (nats/token)",
             Metric::Wait => "Idle: waiting for the other agents (s)",
             Metric::Staleness => "Staleness of the partner rollouts used (learner updates)",
+            Metric::CalibrationOffset => {
+                "Calibration offset ŝ, source → learner (calibrated rule: the window applies to s / ŝ)"
+            }
         }
     }
 
@@ -165,13 +173,16 @@ impl Metric {
                 .iter()
                 .for_each(|m| add(&m.agent, m.step, m.grad_norm)),
             Metric::Loss => metrics.iter().for_each(|m| add(&m.agent, m.step, m.loss)),
-            Metric::Omega => {
+            Metric::Omega | Metric::CalibrationOffset => {
+                let key = match self {
+                    Metric::Omega => "omega_source_over_learner",
+                    _ => "calibration_offset",
+                };
                 for m in metrics {
-                    let Some(Value::Object(omega)) = m.extra.get("omega_source_over_learner")
-                    else {
+                    let Some(Value::Object(per_source)) = m.extra.get(key) else {
                         continue;
                     };
-                    for (source, w) in omega {
+                    for (source, w) in per_source {
                         add(&format!("{source} → {}", m.agent), m.step, w.as_f64());
                     }
                 }
@@ -272,7 +283,7 @@ mod tests {
                 json!({"capability": 0.6, "omega_source_over_learner": {"b": 2.0},
                 "cross_inside": 0.25, "wait_seconds": 1.5, "cross_staleness_mean": 0.5,
                 "cross_ratio_quantiles": {"b": [0.5, 0.7, 0.8, 0.95, 1.1]},
-                "cross_window_lower": [0.8, 0.875]}),
+                "cross_window_lower": [0.8, 0.875], "calibration_offset": {"b": 0.07}}),
             ),
             row(
                 "b",
@@ -291,6 +302,10 @@ mod tests {
         let labels: Vec<&str> = omega.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(labels, ["a → b", "b → a"]);
         assert_eq!(omega[1].points, vec![(0, 1.5), (1, 2.0)]);
+        let offset = s(Metric::CalibrationOffset);
+        assert_eq!(offset.len(), 1);
+        assert_eq!(offset[0].label, "b → a");
+        assert_eq!(offset[0].points, vec![(1, 0.07)]);
         assert!(s(Metric::ClipOwn).is_empty(), "a non-number is no value");
         assert!(s(Metric::Kl).is_empty());
         let ratio = s(Metric::CrossRatio);
