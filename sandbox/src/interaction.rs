@@ -127,10 +127,10 @@ pub(crate) fn current() -> Option<Arc<Ends>> {
     ENDS.try_with(Arc::clone).ok()
 }
 
-/// Runs `run` as the side whose pipes are `ends` (a plain run without).
-pub(crate) async fn scoped<T>(ends: Option<Ends>, run: impl Future<Output = T>) -> T {
-    match ends {
-        Some(ends) => ENDS.scope(Arc::new(ends), run).await,
+/// Runs `run` as the side wired by `wiring` (a plain run without).
+pub(crate) async fn scoped<T>(wiring: Option<Wiring>, run: impl Future<Output = T>) -> T {
+    match wiring {
+        Some(wiring) => ENDS.scope(Arc::new(wiring.into_ends()), run).await,
         None => run.await,
     }
 }
@@ -233,16 +233,37 @@ impl AsyncWrite for Discarding {
     }
 }
 
-/// One side's half of the wiring, and what the caller keeps of it.
-fn side(input: DuplexStream, output: DuplexStream, gate: &Arc<Gate>) -> (Ends, Arc<Watch>) {
-    let watch = Arc::new(Watch::default());
-    let ends = Ends {
-        stdin: Arc::new(AsyncStdinStream::new(input)),
-        stdout: Arc::new(AsyncStdoutStream::new(PIPE_BYTES, Discarding(output))),
-        gate: gate.clone(),
-        watch: watch.clone(),
-    };
-    (ends, watch)
+/// One side's pipe ends before its run starts, and what the caller keeps of it.
+pub(crate) struct Wiring {
+    input: DuplexStream,
+    output: DuplexStream,
+    gate: Arc<Gate>,
+    watch: Arc<Watch>,
+}
+
+impl Wiring {
+    fn new(input: DuplexStream, output: DuplexStream, gate: &Arc<Gate>) -> (Wiring, Arc<Watch>) {
+        let watch = Arc::new(Watch::default());
+        let wiring = Wiring {
+            input,
+            output,
+            gate: gate.clone(),
+            watch: watch.clone(),
+        };
+        (wiring, watch)
+    }
+
+    /// The side's stdio streams. Each spawns the task that moves its bytes, on the runtime
+    /// this is called in: the sandbox's own, so that a reply wakes its reader without a hop
+    /// between runtimes.
+    fn into_ends(self) -> Ends {
+        Ends {
+            stdin: Arc::new(AsyncStdinStream::new(self.input)),
+            stdout: Arc::new(AsyncStdoutStream::new(PIPE_BYTES, Discarding(self.output))),
+            gate: self.gate,
+            watch: self.watch,
+        }
+    }
 }
 
 /// A side's run as the caller sees it: started, its task, its wall-time limit and its watch.
@@ -307,8 +328,8 @@ impl Sandbox {
         let gate = Arc::new(Gate::default());
         let (to_program, program_in) = tokio::io::duplex(PIPE_BYTES);
         let (program_out, from_program) = tokio::io::duplex(PIPE_BYTES);
-        let (interactor_ends, interactor_watch) = side(from_program, to_program, &gate);
-        let (program_ends, program_watch) = side(program_in, program_out, &gate);
+        let (interactor_ends, interactor_watch) = Wiring::new(from_program, to_program, &gate);
+        let (program_ends, program_watch) = Wiring::new(program_in, program_out, &gate);
         let mut sides = [
             Running {
                 wall_time: interactor_limits.wall_time,

@@ -12,7 +12,7 @@ use crate::admission::{AbortOnDrop, Admission};
 use crate::config::{Config, Limits};
 use crate::confine::Mechanism;
 use crate::instance::Host;
-use crate::interaction::{self, Ends};
+use crate::interaction::{self, Wiring};
 use crate::outcome::Outcome;
 use crate::program::{Language, Program, RunError, validate};
 use crate::runtimes::interpreters::Interpreters;
@@ -281,13 +281,13 @@ impl Sandbox {
     }
 
     /// Starts a [`checked`](Self::checked) program on the worker threads: admitted, then run to
-    /// its end; as one side of an interaction when `ends` are its pipes.
+    /// its end; as one side of an interaction when `wiring` holds its pipes.
     pub(crate) fn start(
         &self,
         program: Program,
         limits: Limits,
         deadline: Option<Instant>,
-        ends: Option<Ends>,
+        wiring: Option<Wiring>,
     ) -> Result<AbortOnDrop<Result<Outcome, RunError>>, RunError> {
         let inner = self.inner.clone();
         let workers = self
@@ -295,7 +295,7 @@ impl Sandbox {
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
         let run = run_admitted(inner, program, limits, deadline);
-        Ok(AbortOnDrop(workers.spawn(interaction::scoped(ends, run))))
+        Ok(AbortOnDrop(workers.spawn(interaction::scoped(wiring, run))))
     }
 
     /// The admission that interactions take their pair slots from.

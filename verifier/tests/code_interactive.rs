@@ -393,3 +393,134 @@ async fn interactors_travel_through_the_api_the_reward_route_and_imported_tasks(
         .unwrap();
     assert!(kept.to_string().contains("more than 32 queries"), "{kept}");
 }
+
+/// The interactor's replies to a right solution, as one stdin: what a plain stdio run of the
+/// same program reads without waiting for anyone.
+fn transcript(id: &str, case: &str) -> String {
+    let data: Vec<&str> = case.split_whitespace().collect();
+    let mut replies = vec![data[0].to_string()];
+    match id {
+        "guess-number" => {
+            let (n, x): (u64, u64) = (data[0].parse().unwrap(), data[1].parse().unwrap());
+            let (mut lo, mut hi) = (1, n);
+            loop {
+                let mid = (lo + hi) / 2;
+                replies.push(match mid.cmp(&x) {
+                    std::cmp::Ordering::Equal => break replies.push("=".into()),
+                    std::cmp::Ordering::Greater => "<".into(),
+                    std::cmp::Ordering::Less => ">".into(),
+                });
+                if mid > x {
+                    hi = mid - 1;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+        }
+        "hidden-bits" => {
+            let s = data[1].as_bytes();
+            let zeros = s.iter().filter(|&&b| b == b'0').count();
+            replies.push(zeros.to_string());
+            replies.extend(
+                s.iter()
+                    .map(|&b| if b == b'1' { zeros + 1 } else { zeros - 1 })
+                    .map(|agree| agree.to_string()),
+            );
+        }
+        _ => unreachable!(),
+    }
+    replies.join("\n") + "\n"
+}
+
+/// What an interactive run costs against a plain stdio run of the same program, in the
+/// sandbox, one run at a time, the arms interleaved: the program alone on the interactor's
+/// replies as its stdin, the interactor alone on the program's queries as its stdin, and the
+/// two talking through the pipes. Run with
+/// `cargo test --workspace --locked --test code_interactive -- --ignored --nocapture interaction_cost`.
+#[tokio::test]
+#[ignore = "a measurement, for docs/benchmarks/languages.md"]
+async fn interaction_cost() {
+    use sandbox::{Language, Program, ProgramFile, Status};
+    use std::time::{Duration, Instant};
+    use verifier::code::{Judge, JudgeConfig};
+    const ROUNDS: usize = 30;
+    let judge = Judge::new(&JudgeConfig::default()).expect("sandbox starts");
+    let sandbox = judge.sandbox();
+    let bits: String = (0..200)
+        .map(|i| if (i * i) % 7 < 3 { '1' } else { '0' })
+        .collect();
+    let arms = [
+        ("guess-number", "1000000000 999999999".to_string()),
+        ("hidden-bits", format!("200 {bits}")),
+    ];
+    println!(
+        "| problem (program) | round trips | program alone | interactor alone | interactive | \
+         ratio to the program | ratio to both alone |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (id, case) in arms {
+        let p = problem(id);
+        let language = p.task["reference"]["language"].as_str().unwrap();
+        let replies = transcript(id, &case);
+        let program = Program {
+            language: Language::parse(language).unwrap(),
+            source: p.solutions["right"]["source"].as_str().unwrap().into(),
+            stdin: replies.clone().into_bytes(),
+            ..Program::default()
+        };
+        let queries = sandbox.run(program.clone()).await.unwrap().stdout;
+        // The interactor as the judge runs it, less the wrapper that maps its exit status.
+        let interactor = Program {
+            files: vec![ProgramFile {
+                path: "input.txt".into(),
+                contents: format!("{case}\n").into_bytes(),
+            }],
+            stdin: queries.into_bytes(),
+            ..Program::python(format!(
+                "import sys\nsys.argv = ['interactor', 'input.txt']\n{}",
+                p.task["reference"]["interactor"]["source"]
+                    .as_str()
+                    .unwrap()
+            ))
+        };
+        let mut took: [Vec<Duration>; 3] = Default::default();
+        // The first round warms the caches (the build, the runtimes' pages) and is not counted.
+        for round in 0..=ROUNDS {
+            let timed = |started: Instant, k: usize, took: &mut [Vec<Duration>; 3]| {
+                if round > 0 {
+                    took[k].push(started.elapsed());
+                }
+            };
+            let started = Instant::now();
+            let alone = sandbox.run(program.clone()).await.unwrap();
+            timed(started, 0, &mut took);
+            let started = Instant::now();
+            let judged = sandbox.run(interactor.clone()).await.unwrap();
+            timed(started, 1, &mut took);
+            let started = Instant::now();
+            let both = sandbox
+                .run_interactive(interactor.clone(), program.clone(), None)
+                .await
+                .unwrap();
+            timed(started, 2, &mut took);
+            let accepted = both
+                .interactor
+                .is_some_and(|i| i.outcome.status == Status::Ok);
+            assert!(
+                alone.status == Status::Ok && judged.status == Status::Ok && accepted,
+                "{id}: {alone:?} {judged:?}"
+            );
+        }
+        let [program_ms, interactor_ms, both_ms] = took.map(|mut t| {
+            t.sort();
+            t[t.len() / 2].as_secs_f64() * 1e3
+        });
+        println!(
+            "| {id} ({language}) | {} | {program_ms:.2} ms | {interactor_ms:.2} ms | \
+             {both_ms:.2} ms | **{:.1}×** | {:.2}× |",
+            replies.lines().count() - 1,
+            both_ms / program_ms,
+            both_ms / (program_ms + interactor_ms)
+        );
+    }
+}
