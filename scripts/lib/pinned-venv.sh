@@ -1,8 +1,9 @@
 # Sourced by the setup steps that install a pinned Python tool into a venv of its own
-# (scripts/setup.d/40, 41, 42, 50). One rule for all of them: a venv is installed when its marker
-# holds exactly the pins it was installed from. The marker is written last, after the tool ran
-# once, so a venv left half-made by an interrupted install has none, and one from other pins has
-# other contents: either way the next run starts over instead of trusting it.
+# (scripts/setup.d/40, 41, 42, 46, 50, 52, 60; scripts/tokenizer-parity). One rule for all of
+# them: a venv is installed when its marker holds exactly the pins it was installed from. The
+# marker is written last, after the tool ran once, so a venv left half-made by an interrupted
+# install has none, and one from other pins has other contents: either way the next run starts
+# over instead of trusting it.
 
 # venv_ready VENV PINS: whether VENV was installed from PINS (one requirement a line).
 venv_ready() {
