@@ -165,20 +165,50 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// The same in C++ on our testlib.h: `registerInteraction`, `ouf` reading the program's output
+/// as it comes, `tout`.
+const TESTLIB_INTERACTOR: &str = r#"#include "testlib.h"
+
+int main(int argc, char *argv[]) {
+    registerInteraction(argc, argv);
+    long long n = inf.readLong();
+    long long x = inf.readLong();
+    std::printf("%lld\n", n);
+    std::fflush(stdout);
+    for (int queries = 0;; queries++) {
+        std::string op = ouf.readToken();
+        long long y = ouf.readLong(1, n, "y");
+        if (op == "!") {
+            if (y != x) quitf(_wa, "answered %lld, the number was %lld", y, x);
+            tout << queries << std::endl;
+            quitf(_ok, "found %lld in %d queries", x, queries);
+        }
+        if (op != "?") quitf(_wa, "expected ? or !, found %s", op.c_str());
+        if (queries == 32) quitf(_wa, "more than 32 queries");
+        std::printf("%s\n", x < y ? "<" : x > y ? ">" : "=");
+        std::fflush(stdout);
+    }
+}
+"#;
+
 #[tokio::test]
-async fn a_c_interactor_judges_as_the_python_one_does() {
+async fn c_and_testlib_interactors_judge_as_the_python_one_does() {
     let s = TestService::start().await;
     let p = problem("guess-number");
-    let mut reference = p.task["reference"].clone();
-    reference["interactor"] = json!({"language": "c", "source": C_INTERACTOR});
-    let right = verify(&s, &reference, &response(&p.solutions["right"])).await;
-    if right["status"] == "unsupported_language" {
-        eprintln!("no C toolchain: skipped ({right})");
-        return;
+    for (language, source) in [("c", C_INTERACTOR), ("cpp", TESTLIB_INTERACTOR)] {
+        let mut reference = p.task["reference"].clone();
+        reference["interactor"] = json!({"language": language, "source": source});
+        let right = verify(&s, &reference, &response(&p.solutions["right"])).await;
+        if right["status"] == "unsupported_language" {
+            eprintln!("no {language} toolchain: skipped ({right})");
+            continue;
+        }
+        assert_eq!(right["status"], "passed", "{language}: {right}");
+        for kind in ["wrong", "chatty"] {
+            let v = verify(&s, &reference, &response(&p.solutions[kind])).await;
+            assert!(misjudged(kind, &v).is_none(), "{language} {kind}: {v}");
+        }
     }
-    assert_eq!(right["status"], "passed", "{right}");
-    let wrong = verify(&s, &reference, &response(&p.solutions["wrong"])).await;
-    assert!(misjudged("wrong", &wrong).is_none(), "{wrong}");
 }
 
 /// What a hostile interactor could print if it saw the host's files or environment.

@@ -1,4 +1,5 @@
-// testlib.h: HACRL's testlib-compatible header for C++ special judges (checkers).
+// testlib.h: HACRL's testlib-compatible header for C++ special judges (checkers) and
+// interactors.
 //
 // Written for this project from the documented interface of testlib (the checker library most
 // competitive-programming problem sets use); it shares none of testlib's code. Licence: the
@@ -7,6 +8,12 @@
 // What a checker gets:
 //   registerTestlibCmd(argc, argv)  opens the three files: argv[1..3] (input, contestant output,
 //                                   answer), or input.txt, output.txt, answer.txt when argc < 4.
+//   registerInteraction(argc, argv) for an interactor: inf from argv[1] (input.txt), tout
+//                                   writing argv[2] (output.txt), ans from argv[3]
+//                                   (answer.txt) when given; ouf reads the contestant's
+//                                   output from standard input as it comes (at most 16 MiB in
+//                                   all), and what the interactor prints to standard output
+//                                   goes to the contestant: flush it (std::endl, fflush).
 //   inf, ouf, ans                   the input, the contestant's output, the reference answer.
 //   Reading (each stream)           readInt/readLong/readInteger, readDouble/readReal, with
 //                                   (min, max, name) range checks; readToken/readWord,
@@ -47,9 +54,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 // What a checker concludes. The values are testlib's, so code that stores or compares them
 // keeps working; resultExitCode() gives the exit code the judge reads.
@@ -221,7 +232,18 @@ class InStream {
         opened_ = true;
     }
 
+    // Reads standard input as it comes: an interactor's ouf, the contestant's output.
+    void openStdin() {
+        data_.clear();
+        pos_ = 0;
+        streaming_ = true;
+        opened_ = true;
+    }
+
     bool opened() const { return opened_; }
+
+    // Whether this stream reads standard input as it comes.
+    bool streaming() const { return streaming_; }
 
     // "input", "output" or "answer".
     const char *name() const {
@@ -272,7 +294,7 @@ class InStream {
 
     // --- Position --------------------------------------------------------------------------
 
-    bool eof() const { return pos_ >= data_.size(); }
+    bool eof() const { return pos_ >= data_.size() && !fill(); }
 
     // Skips whitespace, then tells whether the file ends.
     bool seekEof() {
@@ -519,14 +541,44 @@ class InStream {
         return out;
     }
 
+    // Most a streaming ouf keeps: what it read stays in memory, and a contestant flooding
+    // its output must end as a wrong answer, not as the interactor's memory limit.
+    static constexpr size_t kStreamLimit = 16 << 20;
+
     Role role_;
-    std::string data_;
+    // What was read; for a streaming stream, grown by fill() as reads need more.
+    mutable std::string data_;
     size_t pos_ = 0;
     bool opened_ = false;
+    bool streaming_ = false;
+    mutable bool ended_ = false;
+
+    // Reads what standard input holds now (waiting for at least a byte) onto the end of
+    // data_; false at its end, or for a stream read whole.
+    bool fill() const {
+        if (!streaming_ || ended_) {
+            return false;
+        }
+        static char buffer[1 << 16];  // not on the stack: a wasm32 program's is 64 KiB
+        ssize_t n = ::read(0, buffer, sizeof buffer);
+        if (n <= 0) {
+            ended_ = true;
+            return false;
+        }
+        if (data_.size() + static_cast<size_t>(n) > kStreamLimit) {
+            quit(_wa, "the output is longer than the interactor reads (16 MiB)");
+        }
+        data_.append(buffer, static_cast<size_t>(n));
+        return true;
+    }
 
     int next(size_t ahead) const {
-        return pos_ + ahead < data_.size() ? static_cast<unsigned char>(data_[pos_ + ahead])
-                                           : EOF;
+        while (pos_ + ahead >= data_.size()) {
+            if (!fill()) {
+                return EOF;
+            }
+        }
+        return static_cast<unsigned char>(data_[pos_ + ahead]);
     }
 
     static std::string shown(char c) {
@@ -598,10 +650,43 @@ class InStream {
 inline InStream inf(InStream::Input);
 inline InStream ouf(InStream::Output);
 inline InStream ans(InStream::Answer);
+namespace hacrl_testlib {
+
+// A stream buffer that writes a C file: tout is a std::ostream without <fstream>, which not
+// every libc++ build provides.
+class FileBuffer : public std::streambuf {
+  public:
+    void open(const char *path) { file_ = std::fopen(path, "w"); }
+
+  protected:
+    int overflow(int c) override {
+        if (c != EOF && file_) {
+            std::fputc(c, file_);
+        }
+        return c == EOF ? 0 : c;
+    }
+
+    std::streamsize xsputn(const char *s, std::streamsize n) override {
+        return file_ ? static_cast<std::streamsize>(std::fwrite(s, 1, n, file_)) : n;
+    }
+
+    int sync() override { return file_ ? std::fflush(file_) : 0; }
+
+  private:
+    std::FILE *file_ = nullptr;
+};
+
+inline FileBuffer toutBuffer;
+
+}  // namespace hacrl_testlib
+
+// What an interactor writes for a later checker (argv[2]); nothing reads it here.
+inline std::ostream tout(&hacrl_testlib::toutBuffer);
 
 [[noreturn]] inline void quit(TResult result, const std::string &message) {
-    // Accepting an output that holds more than was read is accepting unchecked data.
-    if (result == _ok && ouf.opened() && !ouf.seekEof()) {
+    // Accepting an output that holds more than was read is accepting unchecked data (an
+    // interactor's contestant may still be running: its output is not checked to its end).
+    if (result == _ok && ouf.opened() && !ouf.streaming() && !ouf.seekEof()) {
         result = _dirt;
         std::fprintf(stderr, "%s extra information in the output file\n",
                      hacrl_testlib::prefix(result));
@@ -629,6 +714,21 @@ inline void registerTestlibCmd(int argc, char *argv[]) {
     inf.open(input);
     ouf.open(output);
     ans.open(answer);
+}
+
+// For an interactor: inf from argv[1], tout writing argv[2], ans from argv[3] when there is
+// one (input.txt, output.txt, answer.txt when started without them), and ouf reading the
+// contestant's output from standard input as it comes.
+inline void registerInteraction(int argc, char *argv[]) {
+    inf.open(argc >= 2 ? argv[1] : "input.txt");
+    hacrl_testlib::toutBuffer.open(argc >= 3 ? argv[2] : "output.txt");
+    if (argc >= 4) {
+        ans.open(argv[3]);
+    } else if (std::FILE *f = std::fopen("answer.txt", "rb")) {
+        std::fclose(f);
+        ans.open("answer.txt");
+    }
+    ouf.openStdin();
 }
 
 // --- Helpers -------------------------------------------------------------------------------
