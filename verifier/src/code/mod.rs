@@ -80,9 +80,20 @@ pub struct CodeReference {
     // Boxed: few references carry one, and every reference would otherwise hold its size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checker: Option<Box<Checker>>,
-    /// An interactor, for interactive problems (`stdio` tests, no `checker`): for each case it
-    /// runs beside the program, each one's stdout piped into the other's stdin, and its exit
-    /// status decides the case, in testlib's convention (README, "Interactive problems").
+    /// An interactor, for interactive problems (`stdio` tests, no `checker`; same fields and
+    /// languages as a checker). For each case it runs in the sandbox beside the program, each
+    /// one's stdout piped into the other's stdin, each under its own limits (the interactor's
+    /// default: the program's, with twice its wall clock). Its working folder holds
+    /// `input.txt` (the case's `stdin`, which the program never sees), an empty `output.txt`
+    /// it may write (testlib's `tout`, not read) and `answer.txt` (the case's `stdout`):
+    /// compiled interactors get `input.txt output.txt answer.txt` as arguments (C++ ones may
+    /// use `registerInteraction` of our `testlib.h`), Python ones in `sys.argv[1:]`. Exit
+    /// status 0 passes the case (if the program then ends normally), 1 (Python:
+    /// `sys.exit(1)`) makes it a `wrong_answer` and stops the program, anything else (a
+    /// crash, a limit, no build) is a `checker_error`, never the program's fault; the
+    /// program's own failure first (a crash, a limit) is its verdict. A case that timed out
+    /// while one side was blocked waiting for the other says which in `waiting`. What the
+    /// interactor wrote to stderr is kept in `checker_message` (data/interactive/README.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interactor: Option<Box<Checker>>,
 }

@@ -166,6 +166,8 @@ class CaseVerdict(TypedDict, total=False):
     ]
     got: str  # what the program printed (truncated)
     error: str  # the end of stderr, or the exception raised
+    # An interactive case that timed out while this side was blocked waiting for the other.
+    waiting: Literal["program", "interactor"]
 
 
 class CodeVerdict(TypedDict):
