@@ -31,6 +31,8 @@ fn metrics(rt: &tokio::runtime::Runtime, db: &sqlx::PgPool, run: &str) -> Vec<(S
                 "wait_seconds",
                 "train_seconds",
                 "sync_seconds",
+                "eval_seconds",
+                "elapsed_seconds",
             ] {
                 assert!(extra.remove(timing).is_some(), "{timing} is recorded");
             }

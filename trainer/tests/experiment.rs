@@ -191,7 +191,18 @@ fn every_arm_runs_through_the_pool_and_the_report_matches_it() {
             }
         }
         assert_skills_match_the_pool(&rt, &db, &report.agents, seed);
+        // Each agent's clock: every step, seconds rising from its first step.
+        assert_eq!(seed.clock.len(), 2, "{}", arm.arm);
+        for clock in &seed.clock {
+            let steps: Vec<usize> = clock.iter().map(|p| p.0).collect();
+            assert_eq!(steps, [1, 2], "{}", arm.arm);
+            assert!(0.0 < clock[0].1 && clock[0].1 < clock[1].1, "{clock:?}");
+        }
     }
+    assert!(
+        table.contains("| arm | agent | wall s | steps / hour | idle |"),
+        "{table}"
+    );
     // Shared arms train on both agents' rollouts: cross sequences show up in the metrics.
     let cross: i64 = rt
         .block_on(

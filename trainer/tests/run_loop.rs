@@ -139,6 +139,27 @@ fn two_heterogeneous_agents_train_through_the_pool_and_resume() {
         metrics.iter().all(|m| m.3["eval_accuracy"].is_number()),
         "both steps ended an invocation, so both evaluated"
     );
+    // The clock runs on across the crash: step 2 (the resumed process) ends after step 1 by at
+    // least its own step's generation, update and evaluation, never restarting from 0.
+    let secs = |m: &(i64, f64, f64, serde_json::Value), key: &str| m.3[key].as_f64().unwrap();
+    for (one, two) in metrics[..2].iter().zip(&metrics[2..]) {
+        let step_two = [
+            "generate_seconds",
+            "train_seconds",
+            "sync_seconds",
+            "eval_seconds",
+        ]
+        .iter()
+        .map(|k| secs(two, k))
+        .sum::<f64>();
+        assert!(secs(one, "eval_seconds") > 0.0, "step 1 evaluated");
+        assert!(
+            secs(two, "elapsed_seconds") >= secs(one, "elapsed_seconds") + step_two,
+            "{} then {}",
+            one.3,
+            two.3
+        );
+    }
 
     // Checkpoints of both steps exist, load as Hugging Face directories, and carry the AdamW
     // state: 2 updates per step (2 mini-batches), so the resumed run's step-2 checkpoint holds 4

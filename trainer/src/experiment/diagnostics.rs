@@ -34,21 +34,7 @@ pub const KEYS: [&str; 18] = [
 /// last value), read from the run's `metrics.jsonl` (or, agents trained at their own pace,
 /// each agent's) (a step logged twice counts once, the later line).
 pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<String, f64>>> {
-    let path = output_dir.join(METRICS_FILE);
-    // Agents trained at their own pace keep a log each, in their folder.
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(_) => {
-            per_agent_logs(output_dir).with_context(|| format!("reading {}", path.display()))?
-        }
-    };
-    let mut rows: BTreeMap<(String, u64), serde_json::Value> = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line)?;
-        let agent = v["agent"].as_str().unwrap_or_default().to_string();
-        let step = v["row"]["step"].as_u64().unwrap_or_default();
-        rows.insert((agent, step), v["row"].clone());
-    }
+    let rows = logged_rows(output_dir)?;
     let mut sums: BTreeMap<String, BTreeMap<String, (f64, usize)>> = BTreeMap::new();
     for ((agent, _), row) in rows {
         let extra = &row["extra"];
@@ -93,6 +79,43 @@ pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<St
         .collect())
 }
 
+/// Per agent of `agents` (in that order): (step, seconds since its training began) at every
+/// logged step, from the rows' `elapsed_seconds` (empty for runs logged before it was kept).
+pub fn run_clock(output_dir: &Path, agents: &[String]) -> Result<Vec<Vec<(usize, f64)>>> {
+    let rows = logged_rows(output_dir)?;
+    Ok(agents
+        .iter()
+        .map(|agent| {
+            (rows.iter())
+                .filter(|((a, _), _)| a == agent)
+                .filter_map(|((_, step), row)| {
+                    Some((*step as usize, row["extra"]["elapsed_seconds"].as_f64()?))
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// The rows of a run's metrics log (or, agents trained at their own pace, of each agent's) by
+/// (agent, step); a step logged twice as last logged.
+fn logged_rows(output_dir: &Path) -> Result<BTreeMap<(String, u64), serde_json::Value>> {
+    let path = output_dir.join(METRICS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(_) => {
+            per_agent_logs(output_dir).with_context(|| format!("reading {}", path.display()))?
+        }
+    };
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        let agent = v["agent"].as_str().unwrap_or_default().to_string();
+        let step = v["row"]["step"].as_u64().unwrap_or_default();
+        rows.insert((agent, step), v["row"].clone());
+    }
+    Ok(rows)
+}
+
 /// The metrics logs of every agent's folder under `output_dir`, one after another.
 fn per_agent_logs(output_dir: &Path) -> Result<String> {
     let mut logs: Vec<_> = std::fs::read_dir(output_dir)?
@@ -129,5 +152,29 @@ mod tests {
         assert!((a["clip_own"] - 0.2).abs() < 1e-12, "{a:?}");
         assert_eq!(a["clip_cross"], 0.9, "only step 1 had cross samples");
         assert_eq!(a["omega"], 2.0);
+        assert_eq!(
+            run_clock(dir.path(), &["a".into()]).unwrap(),
+            [Vec::<(usize, f64)>::new()],
+            "rows without elapsed_seconds: no clock"
+        );
+    }
+
+    #[test]
+    fn the_clock_is_each_agents_elapsed_seconds_by_step_the_later_line_of_a_repeated_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let row = |agent: &str, step: u64, elapsed: f64| {
+            serde_json::json!({"agent": agent, "row": {"step": step,
+                "extra": {"elapsed_seconds": elapsed}}})
+            .to_string()
+        };
+        let text = [
+            row("a", 1, 5.0),
+            row("b", 1, 9.0),
+            row("a", 2, 10.0),
+            row("a", 2, 12.0),
+        ];
+        std::fs::write(dir.path().join(METRICS_FILE), text.join("\n")).unwrap();
+        let clock = run_clock(dir.path(), &["b".into(), "a".into()]).unwrap();
+        assert_eq!(clock, [vec![(1, 9.0)], vec![(1, 5.0), (2, 12.0)]]);
     }
 }

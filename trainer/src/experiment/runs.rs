@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::cache;
 use super::config::{Arm, ExperimentConfig, Split};
-use super::diagnostics::run_diagnostics;
+use super::diagnostics::{run_clock, run_diagnostics};
 use super::report::SeedResult;
 use super::tuning::Setting;
 use super::{skills, warmup};
@@ -99,6 +99,7 @@ impl Runs<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         let skills = self.skill_curves(&eval_run, &curves, eval)?;
+        let agents: Vec<String> = rc.agents.iter().map(|a| a.name.clone()).collect();
         let result = SeedResult {
             seed,
             run: rc.run.name.clone(),
@@ -106,6 +107,7 @@ impl Runs<'_> {
             curves,
             diagnostics: run_diagnostics(&rc.run.output_dir)?,
             skills,
+            clock: run_clock(&rc.run.output_dir, &agents)?,
         };
         if let Some(path) = ledger {
             std::fs::create_dir_all(path.parent().unwrap_or(&path))?;

@@ -187,6 +187,11 @@ pub(super) struct StepOutcome {
     pub(super) train_seconds: f64,
     /// Wall time of the weight sync to serving engines (0 without one).
     pub(super) sync_seconds: f64,
+    /// Wall time of the held-out evaluation (0 in steps that do not evaluate).
+    pub(super) eval_seconds: f64,
+    /// Seconds since this process's training began, at the end of the step (a resumed run
+    /// continues from its last logged value): the clock accuracy is read against.
+    pub(super) elapsed_seconds: f64,
 }
 
 /// The `extra` column of a `train_metrics` row: serialized into [`StepMetrics::extra`].
@@ -234,6 +239,10 @@ pub struct StepExtra {
     pub train_seconds: f64,
     /// Wall time of the weight sync to serving engines (0 without one).
     pub sync_seconds: f64,
+    /// Wall time of the held-out evaluation (0 in steps that do not evaluate).
+    pub eval_seconds: f64,
+    /// Seconds since the agent's training began, at the end of the step.
+    pub elapsed_seconds: f64,
     /// Every rollout the update trained on, with its staleness.
     pub uses: Vec<RolloutUse>,
     /// Mean staleness of the partner rollouts among them (absent: none).
@@ -325,6 +334,8 @@ impl StepOutcome {
                 wait_seconds: self.wait_seconds,
                 train_seconds: self.train_seconds,
                 sync_seconds: self.sync_seconds,
+                eval_seconds: self.eval_seconds,
+                elapsed_seconds: self.elapsed_seconds,
                 uses: s.uses.clone(),
                 cross_staleness_mean: s.cross_staleness_mean,
             })?,
@@ -401,6 +412,8 @@ mod tests {
                 wait_seconds: 0.25,
                 train_seconds: 2.5,
                 sync_seconds: 0.5,
+                eval_seconds: 0.0,
+                elapsed_seconds: 30.25,
                 uses: vec![RolloutUse { id, staleness: 1 }],
                 cross_staleness_mean: Some(1.0),
             })
@@ -408,7 +421,7 @@ mod tests {
             created_at: None,
         };
         // The object `trainer run` has always posted to /v1/metrics.
-        let expected = json!({
+        let mut expected = json!({
             "run": "r", "agent_id": id, "step": 3,
             "loss": 0.5, "reward_mean": 0.25, "accuracy": 0.25,
             "clip_fraction": 0.1, "kl": 0.0, "grad_norm": 2.0,
@@ -428,6 +441,9 @@ mod tests {
                 "cross_staleness_mean": 1.0,
             },
         });
+        // Added since (json! would recurse too deep with them inside).
+        expected["extra"]["eval_seconds"] = json!(0.0);
+        expected["extra"]["elapsed_seconds"] = json!(30.25);
         assert_eq!(serde_json::to_value(&row).unwrap(), expected);
     }
 }

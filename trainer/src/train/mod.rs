@@ -213,8 +213,16 @@ impl<'a> Trainer<'a> {
     fn train(mut self) -> Result<()> {
         let cfg = self.cfg;
         let progress = Progress::new(&cfg.run.name, "step", self.start - 1, cfg.run.steps);
+        let clock = Clock {
+            started: Instant::now(),
+            before: readback::logged_elapsed(
+                &self.state_dir.join(METRICS_FILE),
+                &self.roster.index,
+                self.start - 1,
+            )?,
+        };
         for step in self.start..=cfg.run.steps {
-            self.step(step, &progress)?;
+            self.step(step, &progress, &clock)?;
         }
         Ok(())
     }
@@ -264,7 +272,7 @@ impl<'a> Trainer<'a> {
 
     /// One step of Algorithm 1 for this process's learners: groups, capabilities, updates,
     /// evaluation, metrics, checkpoints.
-    fn step(&mut self, step: usize, progress: &Progress) -> Result<()> {
+    fn step(&mut self, step: usize, progress: &Progress, clock: &Clock) -> Result<()> {
         let cfg = self.cfg;
         let t0 = Instant::now();
         let (groups, wait_seconds) = self.groups(step, progress)?;
@@ -302,6 +310,7 @@ impl<'a> Trainer<'a> {
             .filter_map(|m| m.token_count.map(i64::from))
             .sum();
 
+        let t3 = Instant::now();
         let eval_accuracy = if cfg.run.eval_every > 0
             && !self.eval.is_empty()
             && (step.is_multiple_of(cfg.run.eval_every) || step == cfg.run.steps)
@@ -322,6 +331,8 @@ impl<'a> Trainer<'a> {
             wait_seconds,
             train_seconds,
             sync_seconds,
+            eval_seconds: t3.elapsed().as_secs_f64(),
+            elapsed_seconds: clock.before + clock.started.elapsed().as_secs_f64(),
         };
         let mut log = String::new();
         for (i, (_, a)) in self.learners.iter().enumerate() {
@@ -353,6 +364,13 @@ impl<'a> Trainer<'a> {
         }
         Ok(())
     }
+}
+
+/// A process's training clock: when its first step began, and the seconds its run had trained
+/// before (the last logged `elapsed_seconds` of a resumed run; 0 for a new one).
+struct Clock {
+    started: Instant,
+    before: f64,
 }
 
 /// Records that the checkpoints of `step` are complete; written aside and renamed, so a process

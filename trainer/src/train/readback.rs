@@ -87,6 +87,19 @@ pub(super) fn restore_uses(
     Ok(used)
 }
 
+/// The training seconds a resumed process's run had logged by step `upto` (its largest
+/// `elapsed_seconds`; 0 when none was logged), from which its clock continues.
+pub(super) fn logged_elapsed(
+    metrics_log: &Path,
+    index: &HashMap<String, usize>,
+    upto: usize,
+) -> Result<f64> {
+    Ok(logged_rows(metrics_log, index, upto)?
+        .values()
+        .filter_map(|row| row["extra"]["elapsed_seconds"].as_f64())
+        .fold(0.0, f64::max))
+}
+
 /// The agents of the run (in config order) with no rollouts in `step` yet.
 pub(super) fn missing_agents(
     client: &VerifierClient,
@@ -159,4 +172,38 @@ pub(super) fn restore_capabilities(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_clock_continues_from_the_largest_elapsed_logged_by_its_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("metrics.jsonl");
+        let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
+        assert_eq!(
+            logged_elapsed(&log, &index, 5).unwrap(),
+            0.0,
+            "no log: a new clock"
+        );
+        let line = |agent: &str, step: u64, elapsed: f64| {
+            serde_json::json!({"agent": agent, "row": {"step": step, "extra": {"elapsed_seconds": elapsed}}})
+                .to_string()
+        };
+        let text = [
+            line("a", 1, 10.0),
+            line("b", 1, 10.5),
+            line("a", 2, 20.0),
+            // Past the checkpoint the process resumes from: trained again, not counted.
+            line("a", 3, 99.0),
+            // An agent of another process.
+            line("c", 2, 50.0),
+        ]
+        .join("\n");
+        std::fs::write(&log, text).unwrap();
+        assert_eq!(logged_elapsed(&log, &index, 2).unwrap(), 20.0);
+        assert_eq!(logged_elapsed(&log, &index, 1).unwrap(), 10.5);
+    }
 }

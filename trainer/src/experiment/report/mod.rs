@@ -78,6 +78,10 @@ pub struct SeedResult {
     /// where the tasks have one skill, and in runs recorded before it was kept).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub skills: super::skills::SkillCurves,
+    /// Per agent: (step, seconds since its training began) at every step, to read accuracy
+    /// against wall-clock time (empty in runs recorded before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock: Vec<Vec<(usize, f64)>>,
 }
 
 impl ArmResult {
@@ -236,6 +240,7 @@ pub(crate) mod tests {
             ],
             diagnostics: BTreeMap::new(),
             skills: BTreeMap::new(),
+            clock: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@ impl Report {
         out += &self.secondary_section();
         out += &self.equivalence_section();
         out += &self.diagnostics_table();
+        out += &self.pace_table();
         if let Some(g) = &self.gate {
             out += &gate_table(g);
         }
@@ -106,6 +107,39 @@ impl Report {
                     };
                 }
                 out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Each agent's pace per arm, from the runs' clocks: wall-clock seconds to its last step,
+    /// steps per hour, and the share of that time spent waiting for the other agents.
+    fn pace_table(&self) -> String {
+        if !(self.arms.iter()).any(|a| a.seeds.iter().any(|s| !s.clock.is_empty())) {
+            return String::new();
+        }
+        let mut out = "\n\nPace, mean over seeds: wall-clock seconds from an agent's first step to its last (evaluations included), its steps per hour, and its idle fraction (seconds waiting for the other agents' rollouts / wall-clock).\n\n| arm | agent | wall s | steps / hour | idle |\n|---|---|---|---|---|\n".to_string();
+        for arm in &self.arms {
+            for (k, agent) in self.agents.iter().enumerate() {
+                let (mut wall, mut rate, mut idle) = (Vec::new(), Vec::new(), Vec::new());
+                for seed in &arm.seeds {
+                    let Some(&(last_step, secs)) = seed.clock.get(k).and_then(|c| c.last()) else {
+                        continue;
+                    };
+                    if secs <= 0.0 {
+                        continue;
+                    }
+                    let steps = seed.clock[k].len() as f64;
+                    let wait = (seed.diagnostics.get(agent))
+                        .and_then(|d| d.get("wait_seconds"))
+                        .map_or(0.0, |w| w * steps);
+                    wall.push(secs);
+                    rate.push(last_step as f64 / secs * 3600.0);
+                    idle.push(wait / secs);
+                }
+                if let (Some(w), Some(r), Some(i)) = (mean(&wall), mean(&rate), mean(&idle)) {
+                    out += &format!("| {} | {agent} | {w:.0} | {r:.0} | {i:.3} |\n", arm.arm);
+                }
             }
         }
         out
@@ -407,6 +441,32 @@ mod tests {
         assert!(t.contains("| gspo | small | 0.600 | +0.400 |"), "{t}");
         assert!(t.contains("| gspo | big | 0.100 | +0.000 |"), "{t}");
         assert!(t.contains("| hacpo | small | | |"), "{t}");
+    }
+
+    #[test]
+    fn pace_table_gives_wall_clock_steps_per_hour_and_idle_fraction() {
+        let mut r = report();
+        assert!(!r.table().contains("Pace"), "no clocks recorded: no table");
+        // gspo seed 0: 'small' takes 20 steps in 600 s (120 steps / hour), waiting 3 s a step
+        // (60 s: idle 0.1); seed 1 takes 20 steps in 1,200 s (60 / hour), never waiting.
+        let seeds = &mut r.arms[0].seeds;
+        for (seed, (secs, wait)) in seeds.iter_mut().zip([(600.0, 3.0), (1200.0, 0.0)]) {
+            let clock: Vec<(usize, f64)> = (1..=20).map(|s| (s, secs * s as f64 / 20.0)).collect();
+            seed.clock = vec![clock.clone(), clock];
+            seed.diagnostics
+                .insert("small".into(), [("wait_seconds".into(), wait)].into());
+        }
+        let t = r.table();
+        assert!(
+            t.contains("| arm | agent | wall s | steps / hour | idle |"),
+            "{t}"
+        );
+        assert!(t.contains("| gspo | small | 900 | 90 | 0.050 |"), "{t}");
+        assert!(t.contains("| gspo | big | 900 | 90 | 0.000 |"), "{t}");
+        assert!(
+            !t.contains("| hacpo | small | 9"),
+            "hacpo has no clock: {t}"
+        );
     }
 
     #[test]
