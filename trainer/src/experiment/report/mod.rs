@@ -103,6 +103,24 @@ impl ArmResult {
         Spread::of(&finals)
     }
 
+    /// Mean over the seeds that kept a clock of `agent`'s seconds at `step` (0 at step 0, the
+    /// warm-up); `None` where no seed has it.
+    pub fn seconds_at(&self, agent: usize, step: usize) -> Option<f64> {
+        if step == 0 {
+            return Some(0.0);
+        }
+        let at: Vec<f64> = (self.seeds.iter())
+            .filter_map(|s| {
+                s.clock
+                    .get(agent)?
+                    .iter()
+                    .find(|p| p.0 == step)
+                    .map(|p| p.1)
+            })
+            .collect();
+        (!at.is_empty()).then(|| at.iter().sum::<f64>() / at.len() as f64)
+    }
+
     /// Per step, the spread of `agent`'s accuracy over seeds.
     pub fn curve(&self, agent: usize) -> Vec<(usize, Spread)> {
         let mut by_step: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
@@ -126,12 +144,17 @@ impl Report {
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 
-    /// Writes `results.json`, `results.md` and `curves.png` into `dir`.
+    /// Writes `results.json`, `results.md` and `curves.png` into `dir`, and `clock.png` (the
+    /// same curves against wall-clock time) where the runs kept their clocks.
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join("results.json"), serde_json::to_vec_pretty(self)?)?;
         std::fs::write(dir.join("results.md"), self.table())?;
-        self.plot(&dir.join("curves.png"))
+        self.plot(&dir.join("curves.png"), plot::Axis::Step)?;
+        if (self.arms.iter()).any(|a| a.seeds.iter().any(|s| !s.clock.is_empty())) {
+            self.plot(&dir.join("clock.png"), plot::Axis::WallClock)?;
+        }
+        Ok(())
     }
 
     /// One report from several that ran parts of the same experiment (different arms or seeds,
