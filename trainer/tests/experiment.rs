@@ -756,33 +756,43 @@ fn arms_of_agents_at_their_own_pace_train_concurrently_and_report_their_wait() {
 }
 
 #[test]
-fn the_async_pair_runs_its_agents_at_their_own_pace_under_each_declared_eta() {
+fn the_async_pair_and_trio_run_their_agents_at_their_own_pace_under_each_declared_eta() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/async-agents");
-    let cfg = ExperimentConfig::load(&dir.join("pair.toml")).unwrap();
-    cfg.validate().unwrap();
-    let arms: Vec<(&str, bool, Option<u64>)> = (cfg.experiment.arms.iter())
-        .map(|a| (a.name.as_str(), a.concurrent, a.max_staleness))
-        .collect();
-    assert_eq!(
-        arms,
-        [
-            ("barrier", true, None),
-            ("eta0", true, Some(0)),
-            ("eta1", true, Some(1)),
-            ("eta2", true, Some(2)),
-            ("eta4", true, Some(4)),
-        ]
-    );
     let declared: toml::Table =
         toml::from_str(&std::fs::read_to_string(dir.join("experiment.toml")).unwrap()).unwrap();
     let seeds: Vec<u64> = (declared["declaration"]["seeds"].as_array().unwrap().iter())
         .map(|s| s.as_integer().unwrap() as u64)
         .collect();
-    assert_eq!(cfg.experiment.seeds, seeds);
-    assert_eq!(
-        cfg.run.steps as i64,
-        declared["declaration"]["steps"].as_integer().unwrap()
-    );
+    let pair = ExperimentConfig::load(&dir.join("pair.toml")).unwrap();
+    let trio = ExperimentConfig::load(&dir.join("trio.toml")).unwrap();
+    for (cfg, agents) in [(&pair, 2), (&trio, 3)] {
+        cfg.validate().unwrap();
+        assert_eq!(cfg.agents.len(), agents);
+        let arms: Vec<(&str, bool, Option<u64>)> = (cfg.experiment.arms.iter())
+            .map(|a| (a.name.as_str(), a.concurrent, a.max_staleness))
+            .collect();
+        assert_eq!(
+            arms,
+            [
+                ("barrier", true, None),
+                ("eta0", true, Some(0)),
+                ("eta1", true, Some(1)),
+                ("eta2", true, Some(2)),
+                ("eta4", true, Some(4)),
+            ]
+        );
+        assert_eq!(cfg.experiment.seeds, seeds);
+        assert_eq!(
+            cfg.run.steps as i64,
+            declared["declaration"]["steps"].as_integer().unwrap()
+        );
+    }
+    // The trio is the pair plus one agent, everything else equal but its own names.
+    let debug = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    assert_eq!(debug(&&trio.agents[..2]), debug(&&pair.agents[..]));
+    assert_eq!(debug(&trio.experiment.arms), debug(&pair.experiment.arms));
+    assert_ne!(trio.run.name, pair.run.name);
+    assert_ne!(trio.experiment.ledger, pair.experiment.ledger);
 }
 
 /// Every sweep run a committed ledger holds is found by this build, so that a fresh machine
