@@ -27,7 +27,8 @@ use sandbox::{Interaction, Language, Party, SideRun, Status};
 use super::checker::{Checker, Prepared, Role};
 use super::styles::{Judged, abnormal, tail};
 use super::{
-    CaseStatus, CaseVerdict, CodeReference, Judge, RunSettings, StdioCase, Tests, Unjudged,
+    CaseStatus, CaseVerdict, CodeReference, Judge, RunSettings, StdioCase, Tests, Unjudged, record,
+    record_refusal,
 };
 
 /// The task's own judge program for a judgement, if it has one.
@@ -101,7 +102,18 @@ impl Judge {
             let program = Self::program(run, language, code.to_string(), String::new());
             let talker = interactor.on_case(&case.stdin, "", &case.stdout);
             self.admitted(|| {
-                (self.sandbox()).run_interactive(talker.clone(), program.clone(), None)
+                let (talker, program) = (talker.clone(), program.clone());
+                async move {
+                    let ran = self.sandbox().run_interactive(talker, program, None).await;
+                    match &ran {
+                        Ok(i) => [&i.interactor, &i.program]
+                            .into_iter()
+                            .flatten()
+                            .for_each(|side| record(&side.outcome)),
+                        Err(e) => record_refusal(e),
+                    }
+                    ran
+                }
             })
             .await
         });

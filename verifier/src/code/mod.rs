@@ -251,23 +251,9 @@ impl Judge {
         max_wait: Option<Duration>,
     ) -> Result<Outcome, RunError> {
         let result = self.sandbox.run_within(program, max_wait).await;
-        if let Ok(o) = &result {
-            let runtime = o.runtime.map_or("none", |r| r.as_str());
-            metrics::counter!("verifier_sandbox_runs_total", "runtime" => runtime, "status" => o.status.as_str())
-                .increment(1);
-            metrics::histogram!("verifier_sandbox_run_seconds", "runtime" => runtime)
-                .record(o.wall_time.as_secs_f64());
-            if let Some(c) = o.compile.as_ref().filter(|c| c.ok) {
-                let cached = if c.cached { "true" } else { "false" };
-                metrics::counter!("verifier_sandbox_builds_total", "cached" => cached).increment(1);
-            }
-        } else {
-            let status = match &result {
-                Err(RunError::Busy { .. }) => "busy",
-                _ => "refused",
-            };
-            metrics::counter!("verifier_sandbox_runs_total", "runtime" => "none", "status" => status)
-                .increment(1);
+        match &result {
+            Ok(o) => record(o),
+            Err(e) => record_refusal(e),
         }
         result
     }
@@ -376,4 +362,27 @@ impl Judge {
             Err(why) => CodeVerdict::not_judged(why, language.as_str(), extraction),
         }
     }
+}
+
+/// Counts a finished sandbox run in the service's metrics.
+fn record(o: &Outcome) {
+    let runtime = o.runtime.map_or("none", |r| r.as_str());
+    metrics::counter!("verifier_sandbox_runs_total", "runtime" => runtime, "status" => o.status.as_str())
+        .increment(1);
+    metrics::histogram!("verifier_sandbox_run_seconds", "runtime" => runtime)
+        .record(o.wall_time.as_secs_f64());
+    if let Some(c) = o.compile.as_ref().filter(|c| c.ok) {
+        let cached = if c.cached { "true" } else { "false" };
+        metrics::counter!("verifier_sandbox_builds_total", "cached" => cached).increment(1);
+    }
+}
+
+/// Counts a run the sandbox refused in the service's metrics.
+fn record_refusal(e: &RunError) {
+    let status = match e {
+        RunError::Busy { .. } => "busy",
+        _ => "refused",
+    };
+    metrics::counter!("verifier_sandbox_runs_total", "runtime" => "none", "status" => status)
+        .increment(1);
 }
