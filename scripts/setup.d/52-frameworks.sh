@@ -42,13 +42,6 @@ grep -v -e '^trl==' -e '^verl==' -e '^openrlhf==' <<<"$pins" >"$venv/light.txt"
 "${pip[@]}" install -r "$venv/light.txt" >"$venv/pip.log" 2>&1 || { cat "$venv/pip.log" >&2; exit 1; }
 
 # The check: the reward paths under test import, and torch is the base's, not a second one.
-"$venv/bin/python" -W ignore - "$base" <<'PY'
-import sys
-import torch
-assert torch.__file__.startswith(sys.argv[1]), torch.__file__
-from trl import GRPOTrainer  # noqa: F401
-from verl.trainer.ppo.reward import load_reward_manager  # noqa: F401
-from openrlhf.utils.agent import SingleTurnAgentExecutor  # noqa: F401
-PY
+"$venv/bin/python" -W ignore "$(dirname "$0")/../lib/frameworks-check.py" "$base"
 venv_done "$venv" "$marker"
 echo "52-frameworks: ready: $venv ($((SECONDS - start)) s, $(du -sh "$venv" | cut -f1))"
