@@ -349,7 +349,7 @@ impl Sandbox {
                 done: None,
             },
         ];
-        let first = self.first_to_end(&mut sides, &gate).await?;
+        let first = first_to_end(&mut sides, &gate).await?;
         let [interactor, program] = sides;
         let opened = gate.opened.get().copied();
         let (interactor_ended, program_ended) = (interactor.ended(), program.ended());
@@ -363,39 +363,39 @@ impl Sandbox {
             first,
         })
     }
+}
 
-    /// Waits for a side to end, then for the other as far as it is needed: the program once
-    /// the interactor exited with status 0, the interactor once the program ended. A side
-    /// that need not end, or never started because the other ended first, is stopped (its
-    /// task dropped).
-    async fn first_to_end(&self, sides: &mut [Running; 2], gate: &Gate) -> Result<Party, RunError> {
-        let [interactor, program] = sides;
-        tokio::select! {
-            done = &mut interactor.task.0 => {
-                let ended = interactor.watch.ended().unwrap_or_else(Instant::now);
-                interactor.done = Some((joined(done)?, ended));
-            }
-            done = &mut program.task.0 => {
-                let ended = program.watch.ended().unwrap_or_else(Instant::now);
-                program.done = Some((joined(done)?, ended));
-            }
+/// Waits for a side to end, then for the other as far as it is needed: the program once
+/// the interactor exited with status 0, the interactor once the program ended. A side
+/// that need not end, or never started because the other ended first, is stopped (its
+/// task dropped).
+async fn first_to_end(sides: &mut [Running; 2], gate: &Gate) -> Result<Party, RunError> {
+    let [interactor, program] = sides;
+    tokio::select! {
+        done = &mut interactor.task.0 => {
+            let ended = interactor.watch.ended().unwrap_or_else(Instant::now);
+            interactor.done = Some((joined(done)?, ended));
         }
-        // The other may have ended as well before this task looked: the earlier end is first.
-        for side in [&mut *interactor, &mut *program] {
-            if side.done.is_none() && side.task.0.is_finished() {
-                side.finish().await?;
-            }
+        done = &mut program.task.0 => {
+            let ended = program.watch.ended().unwrap_or_else(Instant::now);
+            program.done = Some((joined(done)?, ended));
         }
-        let first = match (interactor.ended(), program.ended()) {
-            (Some(i), Some(p)) if p < i => Party::Program,
-            (Some(_), _) => Party::Interactor,
-            _ => Party::Program,
-        };
-        let accepted = matches!(&interactor.done, Some((o, _)) if o.status == Status::Ok);
-        if gate.open() && (first == Party::Program || accepted) {
-            interactor.finish().await?;
-            program.finish().await?;
-        }
-        Ok(first)
     }
+    // The other may have ended as well before this task looked: the earlier end is first.
+    for side in [&mut *interactor, &mut *program] {
+        if side.done.is_none() && side.task.0.is_finished() {
+            side.finish().await?;
+        }
+    }
+    let first = match (interactor.ended(), program.ended()) {
+        (Some(i), Some(p)) if p < i => Party::Program,
+        (Some(_), _) => Party::Interactor,
+        _ => Party::Program,
+    };
+    let accepted = matches!(&interactor.done, Some((o, _)) if o.status == Status::Ok);
+    if gate.open() && (first == Party::Program || accepted) {
+        interactor.finish().await?;
+        program.finish().await?;
+    }
+    Ok(first)
 }

@@ -184,3 +184,20 @@ async fn an_interactor_that_does_not_compile_never_starts_the_program() {
     assert_eq!(i.interactor.unwrap().outcome.status, Status::CompileError);
     assert!(i.program.is_none());
 }
+
+#[tokio::test]
+async fn what_a_side_writes_after_the_other_ended_is_dropped_not_an_error() {
+    // The program asks once and leaves; the interactor's reply, later, finds no reader.
+    let i = interact(
+        interactor(
+            "import time\ninput()\ntime.sleep(0.3)\nprint('late reply')\nprint('and more')\n",
+            5,
+            5000,
+        ),
+        limited(Program::python("print(50)\n"), 5000),
+    )
+    .await;
+    let (ir, pr) = (i.interactor.unwrap(), i.program.unwrap());
+    assert_eq!(pr.outcome.status, Status::Ok, "{pr:?}");
+    assert_eq!(ir.outcome.status, Status::Ok, "{ir:?}");
+}
