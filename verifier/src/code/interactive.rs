@@ -21,6 +21,11 @@
 //!
 //! Unless it sets its own, an interactor's wall clock is twice the program's: it waits for
 //! the program as well as computing, and must not run out first on a loaded machine.
+//!
+//! What the judge cannot tell: who should have spoken in a deadlock. An interactor that blocks
+//! forever (reading when its protocol says it writes, or asleep) looks like a program that never
+//! answered, and is charged to the program as a `timeout` naming the waiting side; a protocol
+//! bug of the interactor's shows as every program timing out on the same cases.
 
 use sandbox::{Interaction, Language, Party, SideRun, Status};
 
