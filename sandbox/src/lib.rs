@@ -25,7 +25,8 @@
 //! runs one wasm instance within the limits (`meter` for memory, `scratch` for the working folder,
 //! `modules` for the engine and precompiled runtimes); `outcome` is what comes back.
 //! `interaction` runs two programs side by side, each one's stdout piped into the other's stdin
-//! (interactive problems), through the same layers.
+//! (interactive problems), through the same layers; `pipes`, below the runner and the instances,
+//! are those stdio ends, which an instance finds in its task.
 
 mod admission;
 mod config;
@@ -35,6 +36,7 @@ mod interaction;
 mod meter;
 mod modules;
 mod outcome;
+mod pipes;
 mod program;
 mod runner;
 mod runtimes;

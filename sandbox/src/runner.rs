@@ -12,8 +12,8 @@ use crate::admission::{AbortOnDrop, Admission};
 use crate::config::{Config, Limits};
 use crate::confine::Mechanism;
 use crate::instance::Host;
-use crate::interaction::{self, Wiring};
 use crate::outcome::Outcome;
+use crate::pipes::{self, Wiring};
 use crate::program::{Language, Program, RunError, validate};
 use crate::runtimes::interpreters::Interpreters;
 use crate::runtimes::python::{Python, RuntimeSupport};
@@ -295,7 +295,7 @@ impl Sandbox {
             .as_ref()
             .ok_or_else(|| RunError::InvalidProgram("sandbox is shutting down".into()))?;
         let run = run_admitted(inner, program, limits, deadline);
-        Ok(AbortOnDrop(workers.spawn(interaction::scoped(wiring, run))))
+        Ok(AbortOnDrop(workers.spawn(pipes::scoped(wiring, run))))
     }
 
     /// The admission that interactions take their pair slots from.

@@ -22,9 +22,9 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::admission::Grant;
 use crate::config::{Config, Limits};
-use crate::interaction::{self, Ends};
 use crate::meter::MemoryMeter;
 use crate::outcome::{Outcome, Runtime};
+use crate::pipes::{self, Ends};
 use crate::program::Program;
 use crate::scratch::{Scratch, ScratchWatch};
 use classify::Classify;
@@ -226,7 +226,7 @@ pub(crate) async fn execute<T: Metered + Send + 'static>(
     state: impl FnOnce(WasiCtxBuilder, MemoryMeter) -> T,
     call: impl AsyncFnOnce(&mut Store<T>) -> Ending,
 ) -> Outcome {
-    let ends = interaction::current();
+    let ends = pipes::current();
     if let Some(ends) = &ends {
         ends.ready().await;
     }

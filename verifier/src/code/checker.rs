@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::budget::{self, TimeBudget};
-use super::styles::tail;
+use super::excerpt::tail;
 use super::{CaseStatus, Judge, RunSettings, StdioCase, Tests, Unjudged, fuel, positive};
 
 /// The files a checker finds in its working folder, in the order of its arguments.

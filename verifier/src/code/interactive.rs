@@ -30,7 +30,8 @@
 use sandbox::{Interaction, Language, Party, SideRun, Status};
 
 use super::checker::{Checker, Prepared, Role};
-use super::styles::{Judged, abnormal, tail};
+use super::excerpt::tail;
+use super::styles::{Judged, abnormal};
 use super::{
     CaseStatus, CaseVerdict, CodeReference, Judge, RunSettings, StdioCase, Tests, Unjudged, record,
     record_refusal,

@@ -4,6 +4,7 @@ pub mod budget;
 mod checker;
 pub mod compare;
 mod config;
+mod excerpt;
 pub mod fence;
 pub mod harness;
 mod interactive;

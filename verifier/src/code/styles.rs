@@ -3,25 +3,12 @@
 use sandbox::{Language, Outcome, Program, RunError, Status};
 
 use super::checker::Prepared;
+use super::excerpt::{head, tail};
 use super::harness::{self, CaseReport};
 use super::{CallCase, CaseStatus, CaseVerdict, Judge, RunSettings, StdioCase, Unjudged, compare};
 
 /// Runs of one program before a busy sandbox makes it unjudged.
 const BUSY_ATTEMPTS: u32 = 3;
-
-/// Most characters of program output kept in a verdict.
-const SHOWN_CHARS: usize = 1000;
-
-/// The first `SHOWN_CHARS` characters of `s`.
-pub(super) fn head(s: &str) -> String {
-    s.chars().take(SHOWN_CHARS).collect()
-}
-
-/// The last `SHOWN_CHARS` characters of `s` (tracebacks end with the useful part).
-pub(super) fn tail(s: &str) -> Option<String> {
-    let n = s.chars().count();
-    (n > 0).then(|| s.chars().skip(n.saturating_sub(SHOWN_CHARS)).collect())
-}
 
 /// The case status for a run that did not end normally.
 pub(super) fn abnormal(outcome: &Outcome) -> CaseStatus {
