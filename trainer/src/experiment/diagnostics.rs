@@ -31,10 +31,8 @@ pub const KEYS: [&str; 18] = [
 ];
 
 /// Per agent (by name), the mean over a run's steps of each [`KEYS`] key (`displacement`: its
-/// last value), read from the run's `metrics.jsonl` (or, agents trained at their own pace,
-/// each agent's) (a step logged twice counts once, the later line).
-pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<String, f64>>> {
-    let rows = logged_rows(output_dir)?;
+/// last value), over a run's metrics log ([`read_log`]).
+pub fn run_diagnostics(rows: &Rows) -> BTreeMap<String, BTreeMap<String, f64>> {
     let mut sums: BTreeMap<String, BTreeMap<String, (f64, usize)>> = BTreeMap::new();
     for ((agent, _), row) in rows {
         let extra = &row["extra"];
@@ -70,20 +68,18 @@ pub fn run_diagnostics(output_dir: &Path) -> Result<BTreeMap<String, BTreeMap<St
             }
         }
     }
-    Ok(sums
-        .into_iter()
+    sums.into_iter()
         .map(|(a, m)| {
             let means = m.into_iter().map(|(k, (s, n))| (k, s / n as f64)).collect();
             (a, means)
         })
-        .collect())
+        .collect()
 }
 
 /// Per agent of `agents` (in that order): (step, seconds since its training began) at every
-/// logged step, from the rows' `elapsed_seconds` (empty for runs logged before it was kept).
-pub fn run_clock(output_dir: &Path, agents: &[String]) -> Result<Vec<Vec<(usize, f64)>>> {
-    let rows = logged_rows(output_dir)?;
-    Ok(agents
+/// step of a run's metrics log ([`read_log`]), from the rows' `elapsed_seconds` (empty for runs logged before it was kept).
+pub fn run_clock(rows: &Rows, agents: &[String]) -> Vec<Vec<(usize, f64)>> {
+    agents
         .iter()
         .map(|agent| {
             (rows.iter())
@@ -93,12 +89,16 @@ pub fn run_clock(output_dir: &Path, agents: &[String]) -> Result<Vec<Vec<(usize,
                 })
                 .collect()
         })
-        .collect())
+        .collect()
 }
 
+/// A run's metrics log by (agent, step).
+pub type Rows = BTreeMap<(String, u64), serde_json::Value>;
+
 /// The rows of a run's metrics log (or, agents trained at their own pace, of each agent's) by
-/// (agent, step); a step logged twice as last logged.
-fn logged_rows(output_dir: &Path) -> Result<BTreeMap<(String, u64), serde_json::Value>> {
+/// (agent, step); a step logged twice as last logged. Read once per run, for its diagnostics
+/// and its clock.
+pub fn read_log(output_dir: &Path) -> Result<Rows> {
     let path = output_dir.join(METRICS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -147,13 +147,13 @@ mod tests {
         // Step 2 logged twice (a crash after its metrics): the later line counts.
         let text = [row(1, 0.1, 4), row(2, 0.9, 0), row(2, 0.3, 0)].join("\n");
         std::fs::write(dir.path().join(METRICS_FILE), text).unwrap();
-        let d = run_diagnostics(dir.path()).unwrap();
+        let d = run_diagnostics(&read_log(dir.path()).unwrap());
         let a = &d["a"];
         assert!((a["clip_own"] - 0.2).abs() < 1e-12, "{a:?}");
         assert_eq!(a["clip_cross"], 0.9, "only step 1 had cross samples");
         assert_eq!(a["omega"], 2.0);
         assert_eq!(
-            run_clock(dir.path(), &["a".into()]).unwrap(),
+            run_clock(&read_log(dir.path()).unwrap(), &["a".into()]),
             [Vec::<(usize, f64)>::new()],
             "rows without elapsed_seconds: no clock"
         );
@@ -174,7 +174,7 @@ mod tests {
             row("a", 2, 12.0),
         ];
         std::fs::write(dir.path().join(METRICS_FILE), text.join("\n")).unwrap();
-        let clock = run_clock(dir.path(), &["b".into(), "a".into()]).unwrap();
+        let clock = run_clock(&read_log(dir.path()).unwrap(), &["b".into(), "a".into()]);
         assert_eq!(clock, [vec![(1, 9.0)], vec![(1, 5.0), (2, 12.0)]]);
     }
 }

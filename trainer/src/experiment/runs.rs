@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::cache;
 use super::config::{Arm, ExperimentConfig, Split};
-use super::diagnostics::{run_clock, run_diagnostics};
+use super::diagnostics::{read_log, run_clock, run_diagnostics};
 use super::report::SeedResult;
 use super::tuning::Setting;
 use super::{skills, warmup};
@@ -100,14 +100,15 @@ impl Runs<'_> {
             .collect::<Result<Vec<_>>>()?;
         let skills = self.skill_curves(&eval_run, &curves, eval)?;
         let agents: Vec<String> = rc.agents.iter().map(|a| a.name.clone()).collect();
+        let log = read_log(&rc.run.output_dir)?;
         let result = SeedResult {
             seed,
             run: rc.run.name.clone(),
             wall_seconds: done.wall_seconds,
             curves,
-            diagnostics: run_diagnostics(&rc.run.output_dir)?,
+            diagnostics: run_diagnostics(&log),
             skills,
-            clock: run_clock(&rc.run.output_dir, &agents)?,
+            clock: run_clock(&log, &agents),
         };
         if let Some(path) = ledger {
             std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
