@@ -90,6 +90,8 @@ struct Trainer<'a> {
     /// Each learner's TensorBoard event file (in its checkpoints' folder), in the order of
     /// `learners`; none when no step is left to train.
     boards: Vec<EventFile>,
+    /// The seconds the run had trained before `start` (its logged clock; 0 for a new run).
+    trained_seconds: f64,
 }
 
 impl<'a> Trainer<'a> {
@@ -161,10 +163,14 @@ impl<'a> Trainer<'a> {
             })
             .collect::<Result<Vec<_>>>()?;
         let mut roster = Roster::new(cfg);
-        let used = readback::restore_uses(&state_dir.join(METRICS_FILE), &roster.index, start - 1)?;
+        // The log is read once: what was trained on, the calibration and the clock.
+        let logged =
+            readback::logged_rows(&state_dir.join(METRICS_FILE), &roster.index, start - 1)?;
+        let used = readback::restore_uses(&logged, roster.index.len());
+        let trained_seconds = readback::logged_elapsed(&logged);
         if start > 1 {
             readback::restore_capabilities(&mut roster.tracker, &client, cfg, start - 1)?;
-            roster.restore_calibration(&state_dir.join(METRICS_FILE), start - 1)?;
+            roster.restore_calibration(&logged);
             tracing::info!(step = start - 1, "resumed from checkpoint");
         }
 
@@ -206,6 +212,7 @@ impl<'a> Trainer<'a> {
             state_dir,
             start,
             boards,
+            trained_seconds,
         })
     }
 
@@ -215,11 +222,7 @@ impl<'a> Trainer<'a> {
         let progress = Progress::new(&cfg.run.name, "step", self.start - 1, cfg.run.steps);
         let clock = Clock {
             started: Instant::now(),
-            before: readback::logged_elapsed(
-                &self.state_dir.join(METRICS_FILE),
-                &self.roster.index,
-                self.start - 1,
-            )?,
+            before: self.trained_seconds,
         };
         for step in self.start..=cfg.run.steps {
             self.step(step, &progress, &clock)?;

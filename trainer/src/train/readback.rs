@@ -46,6 +46,9 @@ pub(super) fn accuracy_per_agent(
         .collect()
 }
 
+/// A process's metrics log by (step, position k), as [`logged_rows`] reads it.
+pub(super) type LoggedRows = BTreeMap<(u64, usize), serde_json::Value>;
+
 /// The rows of a process's metrics log (`METRICS_FILE`) for the steps `..=upto` of the run's
 /// agents, by (step, position k); a step logged twice (trained again after an earlier resume)
 /// as last logged. No log: none.
@@ -53,7 +56,7 @@ pub(super) fn logged_rows(
     metrics_log: &Path,
     index: &HashMap<String, usize>,
     upto: usize,
-) -> Result<BTreeMap<(u64, usize), serde_json::Value>> {
+) -> Result<LoggedRows> {
     let mut rows = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(metrics_log) else {
         return Ok(rows);
@@ -74,30 +77,22 @@ pub(super) fn logged_rows(
 /// The rollouts each agent of this process trained on in steps `..=upto`, by position k, from
 /// the `uses` of its metrics log (a resumed asynchronous run must not train twice on a
 /// partner's rollout, and trains again on those of updates lost with the crash).
-pub(super) fn restore_uses(
-    metrics_log: &Path,
-    index: &HashMap<String, usize>,
-    upto: usize,
-) -> Result<Vec<HashSet<Uuid>>> {
-    let mut used = vec![HashSet::new(); index.len()];
-    for ((_, k), row) in logged_rows(metrics_log, index, upto)? {
+pub(super) fn restore_uses(logged: &LoggedRows, agents: usize) -> Vec<HashSet<Uuid>> {
+    let mut used = vec![HashSet::new(); agents];
+    for ((_, k), row) in logged {
         let uses = row["extra"]["uses"].as_array().into_iter().flatten();
-        used[k].extend(uses.filter_map(|u| u["id"].as_str()?.parse::<Uuid>().ok()));
+        used[*k].extend(uses.filter_map(|u| u["id"].as_str()?.parse::<Uuid>().ok()));
     }
-    Ok(used)
+    used
 }
 
 /// The training seconds a resumed process's run had logged by step `upto` (its largest
 /// `elapsed_seconds`; 0 when none was logged), from which its clock continues.
-pub(super) fn logged_elapsed(
-    metrics_log: &Path,
-    index: &HashMap<String, usize>,
-    upto: usize,
-) -> Result<f64> {
-    Ok(logged_rows(metrics_log, index, upto)?
+pub(super) fn logged_elapsed(logged: &LoggedRows) -> f64 {
+    logged
         .values()
         .filter_map(|row| row["extra"]["elapsed_seconds"].as_f64())
-        .fold(0.0, f64::max))
+        .fold(0.0, f64::max)
 }
 
 /// The agents of the run (in config order) with no rollouts in `step` yet.
@@ -183,11 +178,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("metrics.jsonl");
         let index: HashMap<String, usize> = [("a".to_string(), 0), ("b".to_string(), 1)].into();
-        assert_eq!(
-            logged_elapsed(&log, &index, 5).unwrap(),
-            0.0,
-            "no log: a new clock"
-        );
+        let elapsed = |upto| logged_elapsed(&logged_rows(&log, &index, upto).unwrap());
+        assert_eq!(elapsed(5), 0.0, "no log: a new clock");
         let line = |agent: &str, step: u64, elapsed: f64| {
             serde_json::json!({"agent": agent, "row": {"step": step, "extra": {"elapsed_seconds": elapsed}}})
                 .to_string()
@@ -203,7 +195,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&log, text).unwrap();
-        assert_eq!(logged_elapsed(&log, &index, 2).unwrap(), 20.0);
-        assert_eq!(logged_elapsed(&log, &index, 1).unwrap(), 10.5);
+        assert_eq!(elapsed(2), 20.0);
+        assert_eq!(elapsed(1), 10.5);
     }
 }

@@ -5,7 +5,6 @@
 //! the loop does.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use anyhow::Result;
 use uuid::Uuid;
@@ -110,18 +109,16 @@ impl Roster {
         Ok(updates.into_iter().map(|(_, s)| s).collect())
     }
 
-    /// Replays the calibration of the steps up to `upto` from this process's metrics log
-    /// (a resumed run divides by the offsets the uninterrupted one would have). A step logged
-    /// twice (trained again after an earlier resume) counts once, as last logged.
-    pub(super) fn restore_calibration(&mut self, metrics_log: &Path, upto: usize) -> Result<()> {
-        for ((_, k), row) in readback::logged_rows(metrics_log, &self.index, upto)? {
+    /// Replays the calibration of the steps of this process's metrics log read up to its
+    /// checkpoint (a resumed run divides by the offsets the uninterrupted one would have).
+    pub(super) fn restore_calibration(&mut self, logged: &readback::LoggedRows) {
+        for ((_, k), row) in logged {
             let quantiles = row["extra"]["cross_ratio_quantiles"].as_object();
             for (source, q) in quantiles.into_iter().flatten() {
                 if let (Some(&j), Some(median)) = (self.index.get(source), q[2].as_f64()) {
-                    self.calibration.record(j, k, median);
+                    self.calibration.record(j, *k, median);
                 }
             }
         }
-        Ok(())
     }
 }
