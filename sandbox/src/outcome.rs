@@ -141,11 +141,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// An outcome for a failure of the sandbox itself.
-    pub(crate) fn internal(message: impl Into<String>) -> Outcome {
+    /// An outcome with `status` and `exit_code` and nothing else: no output, no time, no
+    /// runtime. What a caller that decides from the status alone (a judge, a test) starts from.
+    pub fn with_status(status: Status, exit_code: Option<i32>) -> Outcome {
         Outcome {
-            status: Status::InternalError,
-            exit_code: None,
+            status,
+            exit_code,
             stdout: String::new(),
             stderr: String::new(),
             stdout_truncated: false,
@@ -156,8 +157,16 @@ impl Outcome {
             runtime: None,
             fell_back: false,
             compile: None,
-            message: Some(message.into()),
+            message: None,
             files: Vec::new(),
+        }
+    }
+
+    /// An outcome for a failure of the sandbox itself.
+    pub(crate) fn internal(message: impl Into<String>) -> Outcome {
+        Outcome {
+            message: Some(message.into()),
+            ..Outcome::with_status(Status::InternalError, None)
         }
     }
 }

@@ -313,26 +313,12 @@ fn python_wrapper(role: Role, source: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     fn outcome(status: Status, exit_code: Option<i32>, stderr: &str) -> Outcome {
         Outcome {
-            status,
-            exit_code,
-            stdout: String::new(),
             stderr: stderr.into(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall_time: Duration::ZERO,
-            fuel_used: None,
-            peak_memory_bytes: 0,
-            runtime: None,
-            fell_back: false,
-            compile: None,
-            message: None,
-            files: Vec::new(),
+            ..Outcome::with_status(status, exit_code)
         }
     }
 

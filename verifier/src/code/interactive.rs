@@ -285,8 +285,6 @@ fn internal(why: &str) -> Decision {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use sandbox::Outcome;
 
     use super::*;
@@ -295,22 +293,7 @@ mod tests {
 
     fn side(status: Status, exit_code: Option<i32>, waited: bool) -> Option<SideRun> {
         Some(SideRun {
-            outcome: Outcome {
-                status,
-                exit_code,
-                stdout: String::new(),
-                stderr: String::new(),
-                stdout_truncated: false,
-                stderr_truncated: false,
-                wall_time: Duration::ZERO,
-                fuel_used: None,
-                peak_memory_bytes: 0,
-                runtime: None,
-                fell_back: false,
-                compile: None,
-                message: None,
-                files: Vec::new(),
-            },
+            outcome: Outcome::with_status(status, exit_code),
             waited,
         })
     }

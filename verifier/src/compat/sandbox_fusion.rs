@@ -492,23 +492,11 @@ mod tests {
 
     fn outcome(status: Status, exit_code: Option<i32>) -> Outcome {
         Outcome {
-            status,
-            exit_code,
-            stdout: String::new(),
-            stderr: String::new(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall_time: Duration::ZERO,
-            fuel_used: None,
-            peak_memory_bytes: 0,
-            runtime: None,
-            fell_back: false,
-            compile: None,
-            message: None,
             files: vec![ProgramFile {
                 path: "out.txt".into(),
                 contents: b"hi".to_vec(),
             }],
+            ..Outcome::with_status(status, exit_code)
         }
     }
 
