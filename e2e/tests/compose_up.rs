@@ -267,7 +267,7 @@ fn committed_source_digest() -> Option<String> {
 fn write_source_digest(digest: &str) -> anyhow::Result<()> {
     let text = format!(
         "# sha256 of what the compose images' build from source depends on besides the workspace's\n\
-         # sources (tests/tests/compose_up.rs, source_build_digest, says what). While it matches,\n\
+         # sources (e2e/tests/compose_up.rs, source_build_digest, says what). While it matches,\n\
          # that test builds the images from the host's binaries (docker/build-host.sh); when it\n\
          # does not, it builds them from source and, once every check passed, writes the new\n\
          # digest here, to be committed.\n{digest}\n"
