@@ -105,6 +105,19 @@ RUN export HACRL_CACHE=/opt/hacrl/cache \
     && test -f "$HACRL_CACHE/interpreters/typescript-strip.js" \
     && rm -rf /tmp/hacrl "$HACRL_CACHE/interpreter-sources" \
     && chown -R hacrl:hacrl /opt/hacrl
+# C++ exceptions: libc++, libc++abi and libunwind built with wasm exception handling by the same
+# step 21 (its toolchain part is done above), from LLVM 19's sources in PyPI's ziglang wheel
+# (pinned, checksummed); pip and Python serve that download only and leave with the wheel.
+# Without the libraries the sandbox compiles C++ without exceptions; the check fails the build.
+COPY scripts/lib/pinned.sh /tmp/hacrl/scripts/lib/
+COPY scripts/setup.d/21-clang-wasi.sh /tmp/hacrl/scripts/setup.d/
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 python3-pip \
+    && HACRL_CACHE=/opt/hacrl/cache bash /tmp/hacrl/scripts/setup.d/21-clang-wasi.sh \
+    && test -f /opt/hacrl/cache/clang-wasi/exceptions/lib/libc++abi.a \
+    && apt-get purge -y --auto-remove python3 python3-pip \
+    && rm -rf /tmp/hacrl /opt/hacrl/cache/clang-wasi/downloads /var/lib/apt/lists/* \
+    && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache
 

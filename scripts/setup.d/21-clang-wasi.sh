@@ -77,6 +77,7 @@ build_exceptions() {
     return 1
   fi
   . "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh" || return 1
+  mkdir -p "$CACHE/clang-wasi" || return 1
   wheel_fetch "ziglang==$ZIG_VERSION" "$WHEEL" "$WHEEL_SHA256" "$DOWNLOADS" \
     --platform manylinux_2_12_x86_64 || return 1
   local work; work="$(mktemp -d "$CACHE/clang-wasi/.build-XXXXXX")" || return 1
@@ -118,7 +119,6 @@ if [[ -f "$EXCEPTIONS/stamp" && "$(cat "$EXCEPTIONS/stamp")" == "$(stamp)" ]]; t
   log "C++ exception libraries up to date"
   exit 0
 fi
-mkdir -p "$CACHE/clang-wasi"
 if ! build_exceptions; then
   rm -rf "$EXCEPTIONS"
   log "building the C++ exception libraries failed; C++ stays without exceptions" >&2
