@@ -43,6 +43,9 @@ enum Command {
     InitModel(InitModelArgs),
     /// Convert a GGUF file into a Hugging Face-layout directory (config.json, model.safetensors, tokenizer).
     ImportGguf(ImportGgufArgs),
+    /// Cut a BPE tokenizer down to the tokens an experiment's tasks need (a small model's output
+    /// layer then costs what its text uses, not the full vocabulary).
+    TrimTokenizer(TrimTokenizerArgs),
     /// One part of `scripts/gpu-check` (matmul peak, update step, generation, parity, two
     /// agents, report), writing its JSON into the output folder.
     GpuCheck {
@@ -122,6 +125,20 @@ struct InitModelArgs {
     /// Seed of the weight initialisation.
     #[arg(long, default_value_t = 0)]
     seed: i64,
+}
+
+#[derive(Args)]
+struct TrimTokenizerArgs {
+    /// The tokenizer's folder (tokenizer.json, tokenizer_config.json, …) or a .gguf file.
+    #[arg(long)]
+    tokenizer: PathBuf,
+    /// The experiment whose tasks (every split, prompts as the chat template renders them, and
+    /// worked solutions) the trimmed tokenizer must encode as the full one does.
+    #[arg(long)]
+    experiment: PathBuf,
+    /// Output folder.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -234,9 +251,32 @@ fn main() -> Result<()> {
         Command::MergeResults(a) => merge_results(a),
         Command::InitModel(a) => init_model(a),
         Command::ImportGguf(a) => import_gguf(a),
+        Command::TrimTokenizer(a) => trim_tokenizer(a),
         Command::GpuCheck { part } => trainer::gpucheck::run(part),
         Command::Roundtrip { part } => trainer::roundtrip::run(part),
     }
+}
+
+fn trim_tokenizer(a: TrimTokenizerArgs) -> Result<()> {
+    let cfg = trainer::experiment::config::ExperimentConfig::load(&a.experiment)?;
+    let dir = trainer::gguf::model_dir(&a.tokenizer)?;
+    let (full, chat) = trainer::policy::tokenizer_and_chat(&dir)?;
+    let mut corpus = Vec::new();
+    for p in trainer::experiment::arith::generate(&cfg.tasks).all() {
+        corpus.push(match &chat {
+            Some(t) => t.render(&[trainer::chat::Message::user(p.prompt.as_str())], true)?,
+            None => p.prompt.clone(),
+        });
+        corpus.push(p.solution.clone());
+    }
+    let kept = trainer::tokenizer::trim::trim_dir(&dir, &a.out, &corpus)?;
+    println!(
+        "{}: {kept} of {} tokens kept for {} texts",
+        a.out.display(),
+        full.vocab_size(),
+        corpus.len()
+    );
+    Ok(())
 }
 
 fn generate(a: GenerateArgs) -> Result<()> {

@@ -107,6 +107,31 @@ struct TokenizerFiles {
     chat_template: Option<String>,
 }
 
+impl TokenizerFiles {
+    /// The chat template, compiled with the special tokens it may name.
+    fn chat(&self) -> Result<Option<ChatTemplate>> {
+        let tc = &self.tokenizer_config;
+        self.chat_template
+            .as_deref()
+            .map(|src| {
+                ChatTemplate::new(
+                    src,
+                    &token_field(tc, "bos_token").unwrap_or_default(),
+                    &token_field(tc, "eos_token").unwrap_or_default(),
+                )
+            })
+            .transpose()
+    }
+}
+
+/// The tokenizer of a model or tokenizer folder and its chat template (if it has one): how a
+/// model of that folder would see a prompt, without building the model.
+pub fn tokenizer_and_chat(dir: &Path) -> Result<(Tokenizer, Option<ChatTemplate>)> {
+    let files = read_tokenizer_files(dir)?;
+    let chat = files.chat()?;
+    Ok((files.tokenizer, chat))
+}
+
 fn read_tokenizer_files(dir: &Path) -> Result<TokenizerFiles> {
     let tokenizer = Tokenizer::from_file(&dir.join("tokenizer.json"))?;
     let tc_path = dir.join("tokenizer_config.json");
@@ -243,17 +268,7 @@ impl Policy {
         stop_ids.sort_unstable();
         stop_ids.dedup();
         let pad_id = id_of("pad_token").or(eos_id).unwrap_or(0);
-        let chat = files
-            .chat_template
-            .as_deref()
-            .map(|src| {
-                ChatTemplate::new(
-                    src,
-                    &token_field(tc, "bos_token").unwrap_or_default(),
-                    &token_field(tc, "eos_token").unwrap_or_default(),
-                )
-            })
-            .transpose()?;
+        let chat = files.chat()?;
         Ok(Self {
             vs,
             model,

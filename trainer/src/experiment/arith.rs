@@ -93,6 +93,13 @@ pub struct Splits {
     pub validation: Vec<Problem>,
 }
 
+impl Splits {
+    /// Every problem of the three splits.
+    pub fn all(&self) -> impl Iterator<Item = &Problem> {
+        self.train.iter().chain(&self.test).chain(&self.validation)
+    }
+}
+
 const ANSWER_FORMAT: &str = "Put the final answer in \\boxed{}.";
 
 /// Generates the splits; test first, so growing `train` never changes the test split, and

@@ -1,5 +1,7 @@
 //! Text ↔ token ids, backed by a Hugging Face `tokenizer.json`.
 
+pub mod trim;
+
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
