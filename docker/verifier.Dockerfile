@@ -18,8 +18,7 @@ WORKDIR /src
 FROM chef AS planner
 COPY . .
 # The crates' test folders leave the recipe: cook builds no dev-dependencies, and a new test
-# file would otherwise change the recipe and rebuild every dependency. (The top-level `tests`
-# crate stays: only folders below depth 1 go.)
+# file would otherwise change the recipe and rebuild every dependency.
 RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
     && cargo chef prepare --recipe-path recipe.json
 
