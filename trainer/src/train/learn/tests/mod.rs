@@ -69,10 +69,7 @@ fn run_config(algorithm: Algorithm) -> RunConfig {
             gate_prompts: 0,
             max_staleness: None,
         },
-        verifier: VerifierSection {
-            url: String::new(),
-            token: None,
-        },
+        verifier: VerifierSection { url: String::new() },
         data: DataSection {
             train: String::new(),
             eval: None,
