@@ -96,6 +96,15 @@ impl ChatTemplate {
     }
 }
 
+/// The prompt text of a user message: `template` with the generation prompt, or the message
+/// itself for a model without a template.
+pub fn prompt_text(template: Option<&ChatTemplate>, user: &str) -> Result<String> {
+    match template {
+        Some(t) => t.render(&[Message::user(user)], true),
+        None => Ok(user.to_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

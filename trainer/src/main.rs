@@ -263,10 +263,7 @@ fn trim_tokenizer(a: TrimTokenizerArgs) -> Result<()> {
     let (full, chat) = trainer::policy::tokenizer_and_chat(&dir)?;
     let mut corpus = Vec::new();
     for p in trainer::experiment::arith::generate(&cfg.tasks).all() {
-        corpus.push(match &chat {
-            Some(t) => t.render(&[trainer::chat::Message::user(p.prompt.as_str())], true)?,
-            None => p.prompt.clone(),
-        });
+        corpus.push(trainer::chat::prompt_text(chat.as_ref(), &p.prompt)?);
         corpus.push(p.solution.clone());
     }
     let kept = trainer::tokenizer::trim::trim_dir(&dir, &a.out, &corpus)?;

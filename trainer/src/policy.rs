@@ -8,7 +8,7 @@ use serde_json::Value;
 use tch::nn::VarStore;
 use tch::{Device, Kind};
 
-use crate::chat::{ChatTemplate, Message};
+use crate::chat::ChatTemplate;
 use crate::checkpoint;
 use crate::generation::{self, Sampled, SamplingParams};
 use crate::logprob::{self, ResponseScores};
@@ -389,10 +389,7 @@ impl Policy {
     /// The prompt text for a user message: the chat template with the generation prompt, or
     /// the message itself when the model has no template.
     pub fn prompt_text(&self, user: &str) -> Result<String> {
-        match &self.chat {
-            Some(t) => t.render(&[Message::user(user)], true),
-            None => Ok(user.to_owned()),
-        }
+        crate::chat::prompt_text(self.chat.as_ref(), user)
     }
 
     /// Token ids of the prompt for a user message.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::train::METRICS_FILE;
+use crate::train::{METRICS_FILE, metrics_entries};
 
 /// Keys of a `train_metrics` row (columns and `extra`) averaged into a run's diagnostics.
 pub const KEYS: [&str; 18] = [
@@ -106,14 +106,9 @@ pub fn read_log(output_dir: &Path) -> Result<Rows> {
             per_agent_logs(output_dir).with_context(|| format!("reading {}", path.display()))?
         }
     };
-    let mut rows = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line)?;
-        let agent = v["agent"].as_str().unwrap_or_default().to_string();
-        let step = v["row"]["step"].as_u64().unwrap_or_default();
-        rows.insert((agent, step), v["row"].clone());
-    }
-    Ok(rows)
+    metrics_entries(&text)
+        .map(|entry| entry.map(|(agent, step, row)| ((agent, step), row)))
+        .collect()
 }
 
 /// The metrics logs of every agent's folder under `output_dir`, one after another.

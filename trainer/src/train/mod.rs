@@ -439,6 +439,24 @@ fn announce_gate(
 /// repeated after a crash appears twice: the later line is the one in the pool).
 pub const METRICS_FILE: &str = "metrics.jsonl";
 
+/// The entries of a metrics log's text ([`METRICS_FILE`]) in the order logged: (agent, step,
+/// row). A line without an agent or a step is skipped; a line that is not JSON is an error.
+pub fn metrics_entries(
+    text: &str,
+) -> impl Iterator<Item = Result<(String, u64, serde_json::Value)>> + '_ {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|line| {
+            let mut entry: serde_json::Value = match serde_json::from_str(line) {
+                Ok(entry) => entry,
+                Err(e) => return Some(Err(e.into())),
+            };
+            let row = entry["row"].take();
+            let agent = entry["agent"].as_str()?.to_owned();
+            Some(Ok((agent, row["step"].as_u64()?, row)))
+        })
+}
+
 fn append(path: &Path, text: &str) -> Result<()> {
     use std::io::Write;
     std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;

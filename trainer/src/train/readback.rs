@@ -61,13 +61,9 @@ pub(super) fn logged_rows(
     let Ok(text) = std::fs::read_to_string(metrics_log) else {
         return Ok(rows);
     };
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let mut entry: serde_json::Value = serde_json::from_str(line)?;
-        let row = entry["row"].take();
-        let (Some(agent), Some(step)) = (entry["agent"].as_str(), row["step"].as_u64()) else {
-            continue;
-        };
-        if let Some(&k) = index.get(agent).filter(|_| step as usize <= upto) {
+    for entry in super::metrics_entries(&text) {
+        let (agent, step, row) = entry?;
+        if let Some(&k) = index.get(&agent).filter(|_| step as usize <= upto) {
             rows.insert((step, k), row);
         }
     }
