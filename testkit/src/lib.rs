@@ -34,11 +34,26 @@ pub fn with_schema(url: &str, schema: &str) -> String {
     format!("{url}{sep}options=-c%20search_path%3D{schema}")
 }
 
-/// A free loopback address (the port is released again, so another process may race for it;
-/// on loopback with fresh ephemeral ports that does not happen in practice).
+/// A free loopback address. The port is released again, so another process may take it before
+/// the caller binds it (seen in CI: [`VerifierProcess::start`] starts again on another).
 pub fn free_addr() -> anyhow::Result<String> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
     Ok(l.local_addr()?.to_string())
+}
+
+/// Makes the process `cmd` starts receive `signal` when the thread that started it ends, so a
+/// test that panics or is killed leaves no server behind.
+fn dies_with_parent(cmd: &mut std::process::Command, signal: libc::c_int) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe and touches only the child being set up.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, signal) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// A schema created for one test; nothing else uses it.

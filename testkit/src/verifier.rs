@@ -1,6 +1,5 @@
 //! The real verifier service as a child process, the way users run it (`verifier serve`).
 
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -46,15 +45,7 @@ impl VerifierProcess {
                 .env("RUST_LOG", "warn")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null());
-            // SAFETY: prctl is async-signal-safe and touches only the child being set up.
-            unsafe {
-                cmd.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
+            crate::dies_with_parent(&mut cmd, libc::SIGKILL);
             let child = cmd
                 .spawn()
                 .with_context(|| format!("starting {}", binary.display()))?;

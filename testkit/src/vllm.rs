@@ -79,15 +79,7 @@ impl VllmProcess {
             .stderr(out)
             // Its own group, so that stopping it reaches the engine-core process too.
             .process_group(0);
-        // SAFETY: prctl is async-signal-safe and touches only the child being set up.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        crate::dies_with_parent(&mut cmd, libc::SIGTERM);
         let child = cmd
             .spawn()
             .with_context(|| format!("starting {}", vllm.display()))?;
