@@ -41,6 +41,10 @@ verifier() {
         [[ -d "$cache/$d" ]] || die "no $cache/$d: scripts/setup"
         mkdir -p "$dir/cache/$(dirname "$d")" && link "$cache/$d" "$dir/cache/$d"
     done
+    # C++ exceptions' libraries (step 21), where the host's set-up could build them; without
+    # them the image's C++ has no exceptions, as the host's has not.
+    [[ ! -d "$cache/clang-wasi/exceptions" ]] \
+        || { mkdir -p "$dir/cache/clang-wasi" && link "$cache/clang-wasi/exceptions" "$dir/cache/clang-wasi/exceptions"; }
     # What the host's verifier precompiled from those runtimes (the image's warm-up takes minutes
     # without): per runtime the newest module, named by its engine's settings and its bytes, so
     # the warm-up either loads it or, where it is another engine's, compiles its own.

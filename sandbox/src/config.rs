@@ -99,6 +99,10 @@ pub struct Config {
     pub fuel: bool,
     /// clang executable for C/C++; `None` looks for `clang-19` then `clang` on PATH.
     pub clang: Option<PathBuf>,
+    /// C++ with exceptions, linked against the libc++, libc++abi and libunwind that
+    /// scripts/setup.d/21-clang-wasi.sh builds with wasm exception handling, when it has built
+    /// them; `false` compiles C++ with `-fno-exceptions` against Debian's, as without them.
+    pub cpp_exceptions: bool,
     /// Go's folder for wasip1 (`bin/compile`, `bin/link`, the prebuilt standard library);
     /// `None` takes the one scripts/setup.d/25-go.sh installs under the cache root.
     pub go: Option<PathBuf>,
@@ -149,6 +153,7 @@ impl Default for Config {
             default_limits: Limits::default(),
             fuel: true,
             clang: None,
+            cpp_exceptions: true,
             go: None,
             rust: None,
             confinement: ConfinementChoice::default(),

@@ -16,7 +16,8 @@ pub enum Language {
     Python,
     /// C (C17), compiled with clang to wasm32-wasi.
     C,
-    /// C++ (C++17, no exceptions), compiled with clang to wasm32-wasi.
+    /// C++ (C++17; exceptions where the set-up built their libraries), compiled with clang to
+    /// wasm32-wasi.
     Cpp,
     /// Lua 5.4, on the reference interpreter built for wasm32-wasi.
     Lua,

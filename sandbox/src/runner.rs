@@ -61,14 +61,10 @@ impl Sandbox {
         let python = Python::load(&engine, &config)?;
         let interpreters = Interpreters::load(&engine, &config);
         let compiled = |family: Family, configured: Option<&std::path::Path>| {
-            let found =
-                Toolchain::detect(family, configured, config.confinement, config.concurrency).map(
-                    |t| {
-                        let builds =
-                            Builds::open(&engine, &t.identity(), &config.cache_dir.join("builds"));
-                        (t, builds)
-                    },
-                );
+            let found = Toolchain::detect(family, configured, &config).map(|t| {
+                let builds = Builds::open(&engine, &t.identity(), &config.cache_dir.join("builds"));
+                (t, builds)
+            });
             match &found {
                 Ok((t, _)) => tracing::info!(
                     compiler = %t.executable().display(),

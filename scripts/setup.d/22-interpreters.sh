@@ -35,30 +35,19 @@ SQLITE_AUTOCONF_SHA256=f6b50b0c103392af32a8be15b2b9d25959de9a00a70c3979128aafeaa
 CFLAGS=(--target=wasm32-wasi -O2 -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_PROCESS_CLOCKS -D_WASI_EMULATED_GETPID -Wno-return-type)
 LIBS=(-lwasi-emulated-signal -lwasi-emulated-process-clocks -lwasi-emulated-getpid)
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 log() { echo "22-interpreters: $*"; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-# fetch URL FILE SHA256: downloads once into $DOWNLOADS, checks the pinned checksum.
-fetch() {
-  local url="$1" file="$DOWNLOADS/$2" want="$3"
-  if [[ -f "$file" && "$(sha256_of "$file")" == "$want" ]]; then return 0; fi
-  mkdir -p "$DOWNLOADS"
-  curl -sSfL --retry 3 -o "$file.part" "$url"
-  local got
-  got="$(sha256_of "$file.part")"
-  if [[ "$got" != "$want" ]]; then
-    rm -f "$file.part"
-    echo "checksum mismatch for $url: $got, pinned $want" >&2
-    return 1
-  fi
-  mv "$file.part" "$file"
+# Our files each module is built from, in sandbox/interpreters. stamp reads them through ${!own},
+# which ShellCheck does not follow.
+# shellcheck disable=SC2034
+{
+  OWN_lua=(lua_main.c shim/hacrl_lua_throw.h shim/setjmp.h)
+  OWN_sqlite3=(shim/hacrl_sqlite_shell.h)
+  OWN_js=(js_main.c prelude.js)
+  OWN_ts=("${OWN_js[@]}")
 }
-
-# Our files each module is built from, in sandbox/interpreters.
-OWN_lua=(lua_main.c shim/hacrl_lua_throw.h shim/setjmp.h)
-OWN_sqlite3=(shim/hacrl_sqlite_shell.h)
-OWN_js=(js_main.c prelude.js)
-OWN_ts=("${OWN_js[@]}")
 
 # stamp NAME: what the module NAME.wasm was built from.
 stamp() {
@@ -76,7 +65,7 @@ install_module() {
 }
 
 build_lua() {
-  fetch "https://static.crates.io/crates/$LUA_CRATE/$LUA_CRATE-$LUA_CRATE_VERSION.crate" "$LUA_CRATE-$LUA_CRATE_VERSION.crate" "$LUA_SHA256"
+  pinned_fetch "https://static.crates.io/crates/$LUA_CRATE/$LUA_CRATE-$LUA_CRATE_VERSION.crate" "$LUA_CRATE-$LUA_CRATE_VERSION.crate" "$LUA_SHA256" "$DOWNLOADS"
   local work; work="$(mktemp -d)"; trap 'rm -rf "$work"' RETURN
   tar xzf "$DOWNLOADS/$LUA_CRATE-$LUA_CRATE_VERSION.crate" -C "$work" "$LUA_CRATE-$LUA_CRATE_VERSION/$LUA_DIR"
   local src="$work/$LUA_CRATE-$LUA_CRATE_VERSION/$LUA_DIR"
@@ -92,15 +81,11 @@ build_lua() {
 }
 
 build_sqlite() {
-  fetch "https://registry.npmjs.org/sqlite3/-/sqlite3-$SQLITE_NPM_VERSION.tgz" "sqlite3-$SQLITE_NPM_VERSION.tgz" "$SQLITE_NPM_SHA256"
+  pinned_fetch "https://registry.npmjs.org/sqlite3/-/sqlite3-$SQLITE_NPM_VERSION.tgz" "sqlite3-$SQLITE_NPM_VERSION.tgz" "$SQLITE_NPM_SHA256" "$DOWNLOADS"
   local work; work="$(mktemp -d)"; trap 'rm -rf "$work"' RETURN
   tar xzf "$DOWNLOADS/sqlite3-$SQLITE_NPM_VERSION.tgz" -C "$work" "package/deps/$SQLITE_AUTOCONF.tar.gz"
   local inner="$work/package/deps/$SQLITE_AUTOCONF.tar.gz"
-  local got; got="$(sha256_of "$inner")"
-  if [[ "$got" != "$SQLITE_AUTOCONF_SHA256" ]]; then
-    echo "checksum mismatch for $SQLITE_AUTOCONF.tar.gz: $got" >&2
-    return 1
-  fi
+  pinned_check "$inner" "$SQLITE_AUTOCONF_SHA256"
   tar xzf "$inner" -C "$work" "$SQLITE_AUTOCONF/sqlite3.c" "$SQLITE_AUTOCONF/sqlite3.h" "$SQLITE_AUTOCONF/shell.c"
   local src="$work/$SQLITE_AUTOCONF"
   # One connection, one thread, no extensions, no write-ahead log (no shared memory in WASI),
@@ -113,7 +98,7 @@ build_sqlite() {
 }
 
 build_js() {
-  fetch "https://static.crates.io/crates/$QJS_CRATE/$QJS_CRATE-$QJS_CRATE_VERSION.crate" "$QJS_CRATE-$QJS_CRATE_VERSION.crate" "$QJS_SHA256"
+  pinned_fetch "https://static.crates.io/crates/$QJS_CRATE/$QJS_CRATE-$QJS_CRATE_VERSION.crate" "$QJS_CRATE-$QJS_CRATE_VERSION.crate" "$QJS_SHA256" "$DOWNLOADS"
   local work; work="$(mktemp -d)"; trap 'rm -rf "$work"' RETURN
   tar xzf "$DOWNLOADS/$QJS_CRATE-$QJS_CRATE_VERSION.crate" -C "$work" "$QJS_CRATE-$QJS_CRATE_VERSION/quickjs"
   local src="$work/$QJS_CRATE-$QJS_CRATE_VERSION/quickjs"

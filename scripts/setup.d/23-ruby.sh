@@ -18,32 +18,19 @@ NPM_SHA256=2e709bd9eddefe1c5d63e9fc0391a35cce4754e936d8a2f24b8582f6d5c2ea88
 # The module inside the tarball, checked too: the sandbox drives its exports directly.
 WASM_SHA256=4b814fc9d13505ea5b4c1f3bd3a7cc7ccca137f551196b9b21f0a7caf9cc5878
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 log() { echo "23-ruby: $*"; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 stamp() { sha256_of "${BASH_SOURCE[0]}"; }
 
 install_ruby() {
-  local tgz="$DOWNLOADS/ruby-$NPM_PACKAGE-$NPM_VERSION.tgz"
-  if [[ ! -f "$tgz" || "$(sha256_of "$tgz")" != "$NPM_SHA256" ]]; then
-    mkdir -p "$DOWNLOADS"
-    curl -sSfL --retry 3 -o "$tgz.part" \
-      "https://registry.npmjs.org/@ruby/$NPM_PACKAGE/-/$NPM_PACKAGE-$NPM_VERSION.tgz" || return 1
-    local got; got="$(sha256_of "$tgz.part")"
-    if [[ "$got" != "$NPM_SHA256" ]]; then
-      rm -f "$tgz.part"
-      log "checksum mismatch for @ruby/$NPM_PACKAGE $NPM_VERSION: $got, pinned $NPM_SHA256" >&2
-      return 1
-    fi
-    mv "$tgz.part" "$tgz"
-  fi
+  local file="ruby-$NPM_PACKAGE-$NPM_VERSION.tgz"
+  pinned_fetch "https://registry.npmjs.org/@ruby/$NPM_PACKAGE/-/$NPM_PACKAGE-$NPM_VERSION.tgz" \
+    "$file" "$NPM_SHA256" "$DOWNLOADS" || return 1
   local work; work="$(mktemp -d)"; trap 'rm -rf "$work"' RETURN
-  tar xzf "$tgz" -C "$work" package/dist/ruby+stdlib.wasm || return 1
+  tar xzf "$DOWNLOADS/$file" -C "$work" package/dist/ruby+stdlib.wasm || return 1
   local wasm="$work/package/dist/ruby+stdlib.wasm"
-  local got; got="$(sha256_of "$wasm")"
-  if [[ "$got" != "$WASM_SHA256" ]]; then
-    log "checksum mismatch for ruby+stdlib.wasm: $got, pinned $WASM_SHA256" >&2
-    return 1
-  fi
+  pinned_check "$wasm" "$WASM_SHA256" || return 1
   mkdir -p "$DEST"
   mv "$wasm" "$DEST/ruby.wasm"
   echo "$RUBY_VERSION" > "$DEST/ruby.version"

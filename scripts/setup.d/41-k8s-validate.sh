@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs kubernetes-validate (pinned) into a venv cached in $HACRL_CACHE: tests/tests/k8s.rs runs
+# Installs kubernetes-validate (pinned) into a venv cached in $HACRL_CACHE: e2e/tests/k8s.rs runs
 # it on deploy/k8s/. It bundles the Kubernetes OpenAPI schemas of every release it knows, so the
 # check needs no cluster and no network once installed.
 set -euo pipefail

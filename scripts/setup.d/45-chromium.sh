@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian's headless-capable Chromium and its WebDriver, for the dashboard's real-browser test
-# (tests/tests/dashboard.rs drives Chromium through chromedriver).
+# (e2e/tests/dashboard.rs drives Chromium through chromedriver).
 set -euo pipefail
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
     echo "45-chromium: $(chromedriver --version 2>/dev/null | cut -d' ' -f1-2) present"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A container engine for the compose stack's end-to-end test (tests/tests/compose_up.rs):
+# A container engine for the compose stack's end-to-end test (e2e/tests/compose_up.rs):
 # Debian's podman with runc (its default crun is refused setrlimit on these machines), netavark
 # for the compose network and its DNS, debootstrap for the base-image stand-ins
 # (scripts/base-images), and PyPI's podman-compose, which drives compose.yaml unchanged.

@@ -1,11 +1,14 @@
 //! The TOML file that describes a training run: agents, algorithm, data, verifier.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use tch::Device;
+use wire::client::blocking::Client;
+use wire::retry::RetryPolicy;
 
 use crate::hacpo::HacpoConfig;
 
@@ -100,12 +103,51 @@ impl RunSection {
     }
 }
 
-/// Where the verifier listens.
-#[derive(Debug, Clone, Deserialize)]
+/// Where the verifier listens, and the token to call it with.
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VerifierSection {
     /// Base URL.
     pub url: String,
+    /// The bearer token (a `write` key for this trainer's agents): never in the file, which is
+    /// shared and committed, but from `HACRL_TOKEN` ([`VerifierSection::token_from_env`]).
+    #[serde(skip)]
+    pub token: Option<String>,
+}
+
+/// Calls may meet a restarting verifier or a 503 from its database: 8 attempts, whose waits
+/// (200 ms doubling to 10 s) add up to 22.6 s, ride out a restart.
+const VERIFIER_RETRY: RetryPolicy = RetryPolicy {
+    first_wait: Duration::from_millis(200),
+    max_wait: Duration::from_secs(10),
+    max_attempts: 8,
+};
+
+/// A call may wait this long for its answer (a large batch of code rollouts is judged in one).
+const VERIFIER_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The token stays out of debug output (a config printed into a log).
+impl std::fmt::Debug for VerifierSection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VerifierSection")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "(set)"))
+            .finish()
+    }
+}
+
+impl VerifierSection {
+    /// The token in `HACRL_TOKEN`, when it is set and not blank.
+    pub fn token_from_env() -> Option<String> {
+        let token = std::env::var("HACRL_TOKEN").ok()?;
+        Some(token.trim().to_string()).filter(|t| !t.is_empty())
+    }
+
+    /// A client of this verifier, sending the token, retrying through restarts.
+    pub fn client(&self) -> Result<Client> {
+        let client = Client::new(&self.url, self.token.as_deref(), VERIFIER_TIMEOUT)?;
+        Ok(client.with_retry(VERIFIER_RETRY))
+    }
 }
 
 /// Tasks by dataset name, as imported into the pool.

@@ -7,8 +7,6 @@
 pub mod chat;
 /// safetensors checkpoints: read (single or sharded) and write.
 pub mod checkpoint;
-/// Blocking REST client of the verifier: agents, tasks, rollouts, pool groups, metrics.
-pub mod client;
 /// The run's TOML file (`RunConfig`): agents, algorithm, data, verifier; devices.
 pub mod config;
 /// Loading libtorch's CUDA backend at run time into a binary linked without it.

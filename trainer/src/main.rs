@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 use tch::Device;
-use trainer::config::{RunConfig, parse_device};
+use trainer::config::{RunConfig, VerifierSection, parse_device};
 use trainer::experiment::ExperimentConfig;
 use trainer::{Policy, SamplingParams, TextPair};
 
@@ -328,7 +328,8 @@ fn logprob(a: LogprobArgs) -> Result<()> {
 }
 
 fn run(a: RunArgs) -> Result<()> {
-    let cfg = RunConfig::load(&a.config)?;
+    let mut cfg = RunConfig::load(&a.config)?;
+    cfg.verifier.token = VerifierSection::token_from_env();
     pin_kernels(&cfg.run);
     if cfg.agents.iter().any(|x| x.device.is_cuda()) {
         require_cuda()?;
@@ -353,6 +354,7 @@ fn merge_results(a: MergeResultsArgs) -> Result<()> {
 
 fn experiment(a: ExperimentArgs) -> Result<()> {
     let mut cfg = ExperimentConfig::load(&a.config)?;
+    cfg.verifier.token = VerifierSection::token_from_env();
     pin_kernels(&cfg.run);
     cfg.experiment.ignore_gate = a.ignore_gate;
     cfg.experiment.report_only = a.report_only;

@@ -822,7 +822,13 @@ fn the_committed_ledgers_runs_are_found_by_this_build() {
         let warm_weights: Vec<String> = (warm_dirs.iter())
             .map(|d| trainer::experiment::warmup::fingerprint(d).unwrap())
             .collect();
-        let client = trainer::client::VerifierClient::new("http://127.0.0.1:9").unwrap();
+        // Nothing listens on port 9: a run the ledger misses fails at once instead of training.
+        let client = wire::client::blocking::Client::new(
+            "http://127.0.0.1:9",
+            None,
+            std::time::Duration::from_secs(5),
+        )
+        .unwrap();
         let skills = std::collections::HashMap::new();
         let runs = trainer::experiment::runs::Runs {
             cfg: &cfg,

@@ -254,6 +254,18 @@ async fn c_and_cpp_stdio_when_the_toolchain_is_installed() {
         (Some(true), Some("wasi")),
         "{v}"
     );
+    // A solution that parses with std::stoi and catches its exception on a malformed token.
+    let reference = json!({"language": "cpp", "style": "stdio", "cases": [{"stdin": "2 40", "stdout": "42"}, {"stdin": "x 1", "stdout": "1"}]});
+    let code = "```cpp\n#include <bits/stdc++.h>\nusing namespace std;\nint parse(const string& s) { try { return stoi(s); } catch (const invalid_argument&) { return 0; } }\nint main(){ string a, b; cin >> a >> b; cout << parse(a) + parse(b) << endl; }\n```";
+    let v = verify(&s, &reference, "", code).await;
+    let without = v["status"] == "compile_error"
+        && v.to_string()
+            .contains("exceptions (try/throw/catch) are not supported");
+    if without && std::env::var_os("CI").is_none() {
+        eprintln!("C++ exceptions not built here (scripts/setup 21): {v}");
+    } else {
+        assert_eq!(v["correct"].as_bool(), Some(true), "{v}");
+    }
     let v = verify(&s, &reference, "", "```cpp\nint main( {\n```").await;
     assert_eq!(v["status"], "compile_error", "{v}");
     assert!(

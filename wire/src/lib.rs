@@ -1,6 +1,6 @@
 //! The verifier's REST messages — requests, responses, training metrics and the error body —
-//! defined once: the service (`verifier`, with the `schema` and `sqlx` features), the trainer's
-//! client and the end-to-end client all use these types.
+//! defined once: the service (`verifier`, with the `schema` and `sqlx` features) and the Rust
+//! client (feature `client`, used by the trainer and the end-to-end tests) share these types.
 //!
 //! - [`agents`]: registering agents, reading their capability.
 //! - [`tasks`]: task uploads and prompt listings (never a reference).
@@ -10,9 +10,12 @@
 //! - [`error`]: the body of every error response and its stable codes.
 //! - [`json`]: the free-form JSON the pool stores, and its schema.
 //! - [`retry`]: which failed calls a Rust client sends again, and the waits between attempts.
+//! - `client` (feature `client`): the Rust client of the API, async and blocking.
 //! - [`Page`]: keyset pagination of every listing.
 
 pub mod agents;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod error;
 pub mod integer;
 pub mod json;

@@ -1,5 +1,5 @@
-//! How a Rust client retries a call to the verifier (the trainer's and the end-to-end client;
-//! the Python client has its own, in `clients/python`). Every write is idempotent — rollouts
+//! How the Rust client (`client`, feature `client`) retries a call to the verifier (the Python
+//! client has its own, in `clients/python`). Every write is idempotent — rollouts
 //! carry client-chosen ids, agents and tasks are upserts — so a call whose answer was lost can
 //! be sent again as it was. Worth another attempt: no HTTP answer at all, 503, which the
 //! service sends only when nothing was stored (database unavailable, every sandbox slot

@@ -37,8 +37,8 @@ def test_tasks_import_as_json_and_json_lines_and_page(client: hacrl.Client, tag:
     assert (again["created"], again["unchanged"]) == (0, 1)
     assert again["tasks"][0]["id"] == math_tasks[0]
 
-    gsm8k = client.import_jsonl(REPO / "tests" / "data" / "gsm8k_test.jsonl", f"gsm8k-{tag}")
-    assert gsm8k["created"] == len((REPO / "tests/data/gsm8k_test.jsonl").read_text().splitlines())
+    gsm8k = client.import_jsonl(REPO / "e2e" / "data" / "gsm8k_test.jsonl", f"gsm8k-{tag}")
+    assert gsm8k["created"] == len((REPO / "e2e/data/gsm8k_test.jsonl").read_text().splitlines())
     humaneval = client.import_jsonl(REPO / "data" / "HumanEval.jsonl.gz", f"he-{tag}")
     assert humaneval["created"] == 164
     rows = client.import_jsonl(

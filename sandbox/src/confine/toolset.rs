@@ -24,8 +24,8 @@ pub(crate) struct Toolset {
     pub(crate) libraries: Vec<PathBuf>,
     /// `(target, link)` pairs for merged-/usr top-level symlinks such as `/lib -> usr/lib`.
     pub(crate) links: Vec<(PathBuf, PathBuf)>,
-    /// A copy of a folder the jail's user could not reach, kept while the toolset lives.
-    _staged: Option<Arc<tempfile::TempDir>>,
+    /// Copies of folders the jail's user could not reach, kept while the toolset lives.
+    _staged: Vec<Arc<tempfile::TempDir>>,
 }
 
 /// An installed clang able to target wasm32-wasi, and the linker it runs.
@@ -57,9 +57,19 @@ impl Toolset {
         stage(folder, staged.path()).map_err(|e| format!("staging {}: {e}", folder.display()))?;
         Ok(Toolset {
             folders: vec![staged.path().to_path_buf()],
-            _staged: Some(Arc::new(staged)),
+            _staged: vec![Arc::new(staged)],
             ..Toolset::default()
         })
+    }
+
+    /// Exposes `folder` too, staged as [`Toolset::folder`] stages it; returns the path the jail
+    /// sees it at.
+    pub(crate) fn add_folder(&mut self, folder: &Path, as_nobody: bool) -> Result<PathBuf, String> {
+        let mut extra = Toolset::folder(folder, as_nobody)?;
+        let seen = extra.folders.pop().ok_or("no folder to expose")?;
+        self.folders.push(seen.clone());
+        self._staged.append(&mut extra._staged);
+        Ok(seen)
     }
 
     /// [`Toolset::folder`] plus the host's shared libraries that `executables` (inside
@@ -179,7 +189,7 @@ impl Clang {
             folders: vec![prefix, SYSROOT_LIB.into(), SYSROOT_INCLUDE.into()],
             libraries,
             links: merged_usr_links(),
-            _staged: None,
+            _staged: Vec::new(),
         };
         Ok((Clang { clang, linker }, tools))
     }

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::admission::{Admission, Ticket};
-use crate::config::Limits;
+use crate::config::{Config, Limits};
 use crate::confine::{ConfinementChoice, Jail, Mechanism};
 use crate::instance::{Guest, Host, command_linker, run_command};
 use crate::outcome::{CompileOutcome, Outcome, Runtime, Status};
@@ -74,29 +74,31 @@ pub(crate) struct Toolchain {
 
 impl Toolchain {
     /// Finds `family`'s compiler (at `configured`, else where its set-up step puts it) and
-    /// establishes a confinement for it; `Err` says why its languages cannot run here. The
-    /// answer depends only on the host, so a process works it out once per configuration (each
-    /// sandbox of a test binary would otherwise redo the self-test's compiles).
+    /// establishes a confinement for it as `config` says; `Err` says why its languages cannot
+    /// run here. The answer depends only on the host, so a process works it out once per
+    /// configuration (each sandbox of a test binary would otherwise redo the self-test's
+    /// compiles).
     pub(crate) fn detect(
         family: Family,
         configured: Option<&Path>,
-        choice: ConfinementChoice,
-        concurrency: usize,
+        config: &Config,
     ) -> Result<Toolchain, String> {
-        type Key = (Family, Option<PathBuf>, ConfinementChoice, usize);
+        type Key = (Family, Option<PathBuf>, ConfinementChoice, usize, bool);
         static KNOWN: Mutex<Vec<(Key, Result<Toolchain, String>)>> = Mutex::new(Vec::new());
+        let (choice, concurrency) = (config.confinement, config.concurrency);
         let key = (
             family,
             configured.map(Path::to_path_buf),
             choice,
             concurrency,
+            family == Family::Clang && config.cpp_exceptions,
         );
         let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, found)) = known.iter().find(|(k, _)| *k == key) {
             return found.clone();
         }
         let found = match family {
-            Family::Clang => Clang::establish(configured, choice, concurrency)
+            Family::Clang => Clang::establish(configured, choice, concurrency, key.4)
                 .map(|(jail, c)| (jail, Compiler::Clang(c))),
             Family::Go => Go::establish(configured, choice, concurrency)
                 .map(|(jail, g)| (jail, Compiler::Go(g))),
@@ -125,7 +127,7 @@ impl Toolchain {
     /// What this toolchain supports, in words (`C++17 …`, `Go 1.27.3 …`).
     pub(crate) fn version(&self, language: Language) -> String {
         match &self.compiler {
-            Compiler::Clang(_) => Clang::version(language),
+            Compiler::Clang(c) => c.version(language),
             Compiler::Go(g) => g.version(),
             Compiler::Rust(r) => r.version(),
         }
@@ -237,7 +239,13 @@ impl Toolchain {
             Compiler::Go(g) => g.prepare(&self.jail, dir, program),
             Compiler::Rust(r) => r.prepare(dir, program),
         };
-        step::compile(&self.jail, dir, prepared, limits, started).await
+        match step::compile(&self.jail, dir, prepared, limits, started).await {
+            (compile, Some(wasm)) => match &self.compiler {
+                Compiler::Clang(c) => c.finish(program.language, compile, wasm),
+                _ => (compile, Some(wasm)),
+            },
+            failed => failed,
+        }
     }
 }
 

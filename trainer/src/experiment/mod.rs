@@ -22,7 +22,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 
-use crate::client::VerifierClient;
 use crate::gate::{GateReport, GateSpec, overlap_gate};
 use crate::policy::{Policy, TextPair};
 use crate::progress::Progress;
@@ -40,7 +39,7 @@ pub fn run_experiment(cfg: &ExperimentConfig) -> Result<Report> {
     if cfg.run.threads > 0 {
         tch::set_num_threads(cfg.run.threads);
     }
-    let client = VerifierClient::new(&cfg.verifier.url)?;
+    let client = cfg.verifier.client()?;
     let splits = arith::generate(&cfg.tasks);
     for (split, problems) in [
         (Split::Train, &splits.train),

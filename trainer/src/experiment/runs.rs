@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use wire::client::blocking::Client;
 
 use super::cache;
 use super::config::{Arm, ExperimentConfig, Split};
@@ -17,7 +18,6 @@ use super::diagnostics::{read_log, run_clock, run_diagnostics};
 use super::report::SeedResult;
 use super::tuning::Setting;
 use super::{skills, warmup};
-use crate::client::VerifierClient;
 use crate::config::RunConfig;
 
 /// What a finished run wrote next to its checkpoints.
@@ -31,7 +31,7 @@ pub struct Runs<'a> {
     /// The experiment.
     pub cfg: &'a ExperimentConfig,
     /// The verifier.
-    pub client: &'a VerifierClient,
+    pub client: &'a Client,
     /// Each agent's warm-up folder.
     pub warm_dirs: &'a [PathBuf],
     /// Pool ids of the agents.
@@ -91,7 +91,8 @@ impl Runs<'_> {
                 let mut curve = vec![(0, w)];
                 curve.extend(
                     self.client
-                        .accuracy_history(id, &eval_run)?
+                        .capability(&id.to_string(), &eval_run, 1)?
+                        .steps
                         .into_iter()
                         .map(|s| (s.step as usize, s.accuracy)),
                 );

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::Result;
 use uuid::Uuid;
 
-use crate::client::VerifierClient;
+use wire::client::blocking::Client;
 use wire::{Group, TaskSummary};
 
 /// Skill → per agent: (step, accuracy on that skill's tasks), like `SeedResult::curves`.
@@ -55,7 +55,7 @@ pub fn accuracy_by_skill(
 /// Per-skill curves of `agents` in the evaluation run `eval_run` at `steps`, each starting at
 /// step 0 with the agent's warm-up evaluation (`warm_runs[k]`, its step 0).
 pub fn curves(
-    client: &VerifierClient,
+    client: &Client,
     eval_run: &str,
     steps: &[usize],
     agents: &[Uuid],

@@ -8,12 +8,12 @@ use serde_json::json;
 
 use super::cache;
 use super::config::{ExperimentAgent, Origin, Split};
-use crate::client::VerifierClient;
 use crate::config::RunSection;
 use crate::policy::{Policy, TextPair};
 use crate::sft::supervised;
 use crate::train::evaluate_policy;
 use wire::TaskSummary;
+use wire::client::blocking::Client;
 
 /// The warm-up's folder under `run.output_dir`, made unless one with the same settings (the
 /// kernel pinning included: it changes the numbers) is there: the agent's starting weights,
@@ -150,14 +150,18 @@ pub fn eval_run(name: &str, dir: &Path, split: Split) -> Result<String> {
 
 /// The accuracy of `policy` on `tasks`, evaluated once into the pool under `run`.
 pub fn accuracy(
-    client: &VerifierClient,
+    client: &Client,
     policy: &Policy,
     agent_id: uuid::Uuid,
     tasks: &[TaskSummary],
     run: &str,
     max_new_tokens: usize,
 ) -> Result<f64> {
-    match client.accuracy_history(agent_id, run)?.first() {
+    match client
+        .capability(&agent_id.to_string(), run, 1)?
+        .steps
+        .first()
+    {
         Some(s) => Ok(s.accuracy),
         None => evaluate_policy(policy, agent_id, tasks, client, run, 0, max_new_tokens),
     }

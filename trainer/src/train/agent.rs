@@ -8,8 +8,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, ensure};
 use tch::Tensor;
 use uuid::Uuid;
+use wire::NewAgent;
+use wire::client::blocking::Client;
 
-use crate::client::VerifierClient;
 use crate::config::{AgentSection, GenerationBackend};
 use crate::engine::EngineClient;
 use crate::optim::{self, AdamW};
@@ -41,7 +42,7 @@ impl Agent {
     pub(super) fn load(
         cfg: &AgentSection,
         from: &Path,
-        client: &VerifierClient,
+        client: &Client,
         with_reference: bool,
         output: &Path,
     ) -> Result<Self> {
@@ -128,7 +129,7 @@ impl Agent {
 }
 
 /// Registers (or finds) the agent `name` in the pool, describing it by `policy`.
-pub fn register_agent(client: &VerifierClient, name: &str, policy: &Policy) -> Result<Uuid> {
+pub fn register_agent(client: &Client, name: &str, policy: &Policy) -> Result<Uuid> {
     let mc = policy.model().config();
     let params: i64 = policy
         .var_store()
@@ -136,10 +137,12 @@ pub fn register_agent(client: &VerifierClient, name: &str, policy: &Policy) -> R
         .iter()
         .map(Tensor::numel)
         .sum::<usize>() as i64;
-    client.register_agent(
-        name,
-        &mc.model_type,
-        params,
-        &format!("vocab{}", mc.vocab_size),
-    )
+    let agent = client.register_agent(&NewAgent {
+        name: name.to_string(),
+        family: Some(mc.model_type.to_string()),
+        size_params: Some(params),
+        tokenizer: Some(format!("vocab{}", mc.vocab_size)),
+        metadata: None,
+    })?;
+    Ok(agent.id)
 }

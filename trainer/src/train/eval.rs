@@ -6,11 +6,11 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::agent::Agent;
-use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::generation::SamplingParams;
 use crate::policy::Policy;
 use crate::progress::Phase;
+use wire::client::blocking::Client;
 use wire::{NewRollout, TaskSummary};
 
 /// Greedy pass@1 of each agent of `agents` on the held-out tasks; `phase` counts the agents
@@ -18,7 +18,7 @@ use wire::{NewRollout, TaskSummary};
 pub(super) fn evaluate(
     agents: &[(usize, Agent)],
     tasks: &[TaskSummary],
-    client: &VerifierClient,
+    client: &Client,
     cfg: &RunConfig,
     step: usize,
     phase: &Phase,
@@ -49,7 +49,7 @@ pub fn evaluate_policy(
     policy: &Policy,
     agent_id: Uuid,
     tasks: &[TaskSummary],
-    client: &VerifierClient,
+    client: &Client,
     run: &str,
     step: usize,
     max_new_tokens: usize,
@@ -80,6 +80,6 @@ pub fn evaluate_policy(
             }
         })
         .collect();
-    let scored = client.submit(&rollouts)?;
+    let scored = client.submit(&rollouts)?.results;
     Ok(scored.iter().map(|s| s.reward).sum::<f64>() / scored.len().max(1) as f64)
 }

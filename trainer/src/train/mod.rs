@@ -30,8 +30,8 @@ use anyhow::{Context, Result, ensure};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use wire::TaskSummary;
+use wire::client::blocking::Client;
 
-use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::hacpo::Algorithm;
 use crate::progress::Progress;
@@ -73,7 +73,7 @@ pub fn run_agent(cfg: &RunConfig, name: &str) -> Result<()> {
 /// A run as one process trains it.
 struct Trainer<'a> {
     cfg: &'a RunConfig,
-    client: VerifierClient,
+    client: Client,
     /// (k, agent) for each agent this process trains, k its position in the run's config.
     learners: Vec<(usize, Agent)>,
     /// Every agent of the run, its capabilities from the pool.
@@ -112,7 +112,7 @@ impl<'a> Trainer<'a> {
                     .join(", ")
             );
         }
-        let client = VerifierClient::new(&cfg.verifier.url)?;
+        let client = cfg.verifier.client()?;
         let state_dir = match only {
             Some(name) => cfg.run.output_dir.join(name),
             None => cfg.run.output_dir.clone(),

@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use uuid::Uuid;
 
-use crate::client::VerifierClient;
 use crate::config::RunConfig;
 use crate::hacpo::CapabilityTracker;
 use crate::progress::Phase;
 use wire::Group;
+use wire::client::blocking::Client;
 
 /// The groups of one step of the run, as read from the pool.
 #[derive(Debug, Clone)]
@@ -92,11 +92,7 @@ pub(super) fn logged_elapsed(logged: &LoggedRows) -> f64 {
 }
 
 /// The agents of the run (in config order) with no rollouts in `step` yet.
-pub(super) fn missing_agents(
-    client: &VerifierClient,
-    cfg: &RunConfig,
-    step: usize,
-) -> Result<Vec<String>> {
+pub(super) fn missing_agents(client: &Client, cfg: &RunConfig, step: usize) -> Result<Vec<String>> {
     let done = client.submissions(&cfg.run.name, step as i64)?;
     Ok(cfg
         .agents
@@ -114,7 +110,7 @@ const MAX_POLL: Duration = Duration::from_secs(2);
 /// process it holds at the first poll). Fails after `run.barrier_timeout_s`, naming the agents
 /// still missing. `phase` counts the agents whose rollouts are in.
 pub(super) fn await_agents(
-    client: &VerifierClient,
+    client: &Client,
     cfg: &RunConfig,
     step: usize,
     phase: &Phase,
@@ -152,12 +148,12 @@ pub(super) fn await_agents(
 /// run has the capabilities the interrupted one had.
 pub(super) fn restore_capabilities(
     tracker: &mut CapabilityTracker,
-    client: &VerifierClient,
+    client: &Client,
     cfg: &RunConfig,
     upto: usize,
 ) -> Result<()> {
     for (j, a) in cfg.agents.iter().enumerate() {
-        let history = client.accuracy_history(&a.name, &cfg.run.name)?;
+        let history = client.capability(&a.name, &cfg.run.name, 1)?.steps;
         for s in history.into_iter().filter(|s| s.step as usize <= upto) {
             tracker.record_at(j, s.step as u64, s.accuracy);
         }

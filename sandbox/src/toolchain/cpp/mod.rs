@@ -5,7 +5,11 @@
 //! compile runs confined to that folder plus the toolchain: nothing in the source tree (or
 //! anywhere else on the host) is visible to it.
 //!
-//! It also words what the sandbox's C++ cannot do (exceptions) where clang's error would not say why.
+//! It also holds what C++ exceptions need besides the set-up's libraries: the entry point a
+//! program then links ([`START_SOURCE`]) and the translation of its module ([`exnref`]); and
+//! words, where they are missing, why a `try` does not compile.
+
+pub(crate) mod exnref;
 
 use std::path::Path;
 
@@ -32,6 +36,12 @@ const HEADERS: &[(&str, &str)] = &[
     ("testlib.h", include_str!("testlib.h")),
 ];
 
+/// The entry point of a C++ program linked with exceptions, written into its work folder.
+pub(crate) const START_FILE: &str = "start.cpp";
+
+/// [`START_FILE`]'s source.
+pub(crate) const START_SOURCE: &str = include_str!("hacrl/start.cpp");
+
 /// Writes the headers under `dir/include`.
 pub(crate) fn write_headers(dir: &Path) -> std::io::Result<()> {
     let include = dir.join(INCLUDE_DIR);
@@ -55,12 +65,13 @@ pub(crate) fn identity(id: &mut Vec<u8>) {
     }
 }
 
-/// What the sandbox's C++ lacks, stated when clang's own error would leave the reader guessing.
+/// What the sandbox's C++ lacks when the set-up could not build the exception libraries,
+/// stated where clang's own error would leave the reader guessing.
 const CPP_EXCEPTIONS_UNSUPPORTED: &str = "C++ exceptions (try/throw/catch) are not supported \
-    in this sandbox: Debian's wasm32-wasi libc++ and libc++abi are built without exception \
-    support, and clang 19 emits only the legacy wasm exception instructions, which wasmtime 48 \
-    does not run; library calls that would throw (std::stoi on bad input, vector::at out of \
-    range) abort the program instead";
+    in this installation: Debian's wasm32-wasi libc++ and libc++abi are built without exception \
+    support, and the set-up step that builds them with wasm exception handling \
+    (scripts/setup.d/21-clang-wasi.sh) did not complete; library calls that would throw \
+    (std::stoi on bad input, vector::at out of range) abort the program instead";
 
 /// Turns clang's "cannot use 'try' with exceptions disabled" into a statement of what the
 /// sandbox does not support, in both the outcome's message and the diagnostics users read.

@@ -40,8 +40,9 @@
 // contestant's output still holds more than whitespace is answered wrong (testlib's "extra
 // information in the output file").
 //
-// The sandbox's C++ is built without exceptions, so nothing here throws: every failure ends the
-// process through quit().
+// Nothing here throws, so a checker behaves the same where the sandbox's C++ has exceptions and
+// where it has not (their libraries are built at set-up): every failure ends the process
+// through quit().
 
 #ifndef HACRL_TESTLIB_H
 #define HACRL_TESTLIB_H

@@ -2,7 +2,7 @@
 //
 // GCC's libstdc++ has this "include everything" header and judge-style C++ starts with it;
 // libc++ has none. This one includes every standard header that compiles for wasm32-wasi
-// without threads or exceptions. Left out: <csetjmp> and <csignal> (WASI has neither
+// without threads, with or without exceptions. Left out: <csetjmp> and <csignal> (WASI has neither
 // setjmp nor signals), <cstdalign> (removed in C++20); the threading headers (<mutex>,
 // <condition_variable>, <future>, <shared_mutex>) are included but declare nothing, as WASI
 // programs have one thread. It also provides GCC's std::__gcd and std::__lg, which judge

@@ -69,7 +69,10 @@ fn run_config(algorithm: Algorithm) -> RunConfig {
             gate_prompts: 0,
             max_staleness: None,
         },
-        verifier: VerifierSection { url: String::new() },
+        verifier: VerifierSection {
+            url: String::new(),
+            token: None,
+        },
         data: DataSection {
             train: String::new(),
             eval: None,

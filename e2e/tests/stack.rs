@@ -6,13 +6,14 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use e2e::client::{Api, parse_id};
+use e2e::client::{self, parse_id};
 use e2e::launcher::{Launch, Stack, alive, free_addr, send};
 use e2e::load::{self, Fixture, LoadConfig};
 use e2e::workload::{self, Examples, Program, code_response, math_response};
 use serde_json::Value;
 use uuid::Uuid;
 use wire::NewRollout;
+use wire::client::Client;
 
 /// What the test expects of one submitted rollout.
 struct Sent {
@@ -108,15 +109,15 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
         );
     }
 
-    let api = Api::new(&stack.url, Duration::from_secs(30));
-    let strong = api.agent("qwen3-1.7b", "qwen3").await?;
-    let weak = api.agent("llama-3.2-1b", "llama").await?;
-    let math_ids = api.task_ids("gsm8k").await?;
-    let code_ids = api.task_ids("humaneval").await?;
+    let api = Client::new(&stack.url, None, Duration::from_secs(30))?;
+    let strong = client::agent(&api, "qwen3-1.7b", "qwen3").await?;
+    let weak = client::agent(&api, "llama-3.2-1b", "llama").await?;
+    let math_ids = client::task_ids(&api, "gsm8k").await?;
+    let code_ids = client::task_ids(&api, "humaneval").await?;
 
     // Agents see prompts, never gold answers.
     let listed = api
-        .get("/v1/tasks?dataset=gsm8k&limit=100")
+        .get::<Value>("/v1/tasks?dataset=gsm8k&limit=100")
         .await?
         .to_string();
     assert!(
@@ -185,10 +186,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
         batches.push(batch);
     }
     for batch in &batches {
-        let body = api
-            .submit(batch)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let body = client::submit(&api, batch).await?;
         assert_eq!(body["created"], batch.len(), "{body}");
         for r in body["results"].as_array().unwrap() {
             check_result(r, &sent[&parse_id(&r["id"])?]);
@@ -197,10 +195,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
     }
 
     // Resubmitting a batch (a trainer retrying) stores nothing new and returns the same results.
-    let again = api
-        .submit(&batches[0])
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let again = client::submit(&api, &batches[0]).await?;
     assert_eq!(
         (again["created"].as_u64(), again["duplicates"].as_u64()),
         (Some(0), Some(batches[0].len() as u64))
@@ -254,7 +249,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
         );
     }
     for (name, id) in [("qwen3-1.7b", strong), ("llama-3.2-1b", weak)] {
-        let cap = api
+        let cap: Value = api
             .get(&format!("/v1/agents/{name}/capability?run={run}&window=2"))
             .await?;
         let sql = accuracy.iter().find(|r| r.0 == id && r.1 == 2).unwrap().4;
@@ -267,7 +262,7 @@ async fn stack_scores_two_agents_and_reports_capability_over_rest_and_sql() -> a
     assert!(accuracy.iter().filter(|r| r.0 == strong).all(|r| r.3 > 0.5));
 
     // The groups a policy update reads: every scored task of the step, both agents in each math group.
-    let groups = api
+    let groups: Value = api
         .get(&format!("/v1/pool/groups?run={run}&step=1"))
         .await?;
     let groups = groups["groups"].as_array().unwrap();
@@ -297,13 +292,13 @@ async fn verifier_restarts_mid_batch_lose_and_duplicate_nothing() -> anyhow::Res
     let data = e2e::sample_data();
     let ex = Examples::load(&data)?;
     let mut stack = Stack::start(&data).await?;
-    let api = Api::new(&stack.url, Duration::from_secs(10));
+    let api = Client::new(&stack.url, None, Duration::from_secs(10))?;
     let agents = [
-        api.agent("a", "qwen3").await?,
-        api.agent("b", "llama").await?,
+        client::agent(&api, "a", "qwen3").await?,
+        client::agent(&api, "b", "llama").await?,
     ];
-    let math_ids = api.task_ids("gsm8k").await?;
-    let code_ids = api.task_ids("humaneval").await?;
+    let math_ids = client::task_ids(&api, "gsm8k").await?;
+    let code_ids = client::task_ids(&api, "humaneval").await?;
     let run = "restart";
     const CLIENTS: usize = 4;
     const BATCHES: usize = 30;
@@ -354,7 +349,7 @@ async fn verifier_restarts_mid_batch_lose_and_duplicate_nothing() -> anyhow::Res
                         }
                     })
                     .collect();
-                let ack = api.submit_until_acked(&batch, deadline).await?;
+                let ack = client::submit_until_acked(&api, &batch, deadline).await?;
                 acked.lock().await.push((ack.body, ack.attempts));
             }
             anyhow::Ok(())
@@ -438,7 +433,7 @@ async fn verifier_restarts_mid_batch_lose_and_duplicate_nothing() -> anyhow::Res
 async fn load_smoke_run_is_clean() -> anyhow::Result<()> {
     let data = e2e::sample_data();
     let stack = Stack::start(&data).await?;
-    let api = Api::new(&stack.url, Duration::from_secs(30));
+    let api = Client::new(&stack.url, None, Duration::from_secs(30))?;
     let fixture = Arc::new(Fixture::prepare(&api, &Examples::load(&data)?).await?);
     let cfg = LoadConfig {
         clients: 4,

@@ -15,7 +15,7 @@ pub use testkit::{repo_root, workspace_binary};
 
 /// The small GSM8K and HumanEval samples committed with the tests (a clean clone has them).
 pub fn sample_data() -> PathBuf {
-    repo_root().join("tests").join("data")
+    repo_root().join("e2e").join("data")
 }
 
 /// The example datasets: `$HACRL_DATA`, else the repository's `data/`

@@ -15,9 +15,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use e2e::client::Api;
 use e2e::repo_root;
 use serde_json::{Value, json};
+use wire::client::Client;
 
 /// Every profile, so that `down` removes the containers of all of them.
 const ALL_PROFILES: [&str; 4] = ["--profile", "init", "--profile", "train"];
@@ -267,7 +267,7 @@ fn committed_source_digest() -> Option<String> {
 fn write_source_digest(digest: &str) -> anyhow::Result<()> {
     let text = format!(
         "# sha256 of what the compose images' build from source depends on besides the workspace's\n\
-         # sources (tests/tests/compose_up.rs, source_build_digest, says what). While it matches,\n\
+         # sources (e2e/tests/compose_up.rs, source_build_digest, says what). While it matches,\n\
          # that test builds the images from the host's binaries (docker/build-host.sh); when it\n\
          # does not, it builds them from source and, once every check passed, writes the new\n\
          # digest here, to be committed.\n{digest}\n"
@@ -344,10 +344,10 @@ async fn sql_count(db: &sqlx::PgPool, query: &'static str) -> anyhow::Result<i64
     Ok(sqlx::query_scalar(query).fetch_one(db).await?)
 }
 
-async fn run_code(api: &Api, language: &str, code: &str) -> anyhow::Result<Value> {
+async fn run_code(api: &Client, language: &str, code: &str) -> anyhow::Result<Value> {
     let body =
         json!({"language": language, "code": code, "run_timeout": 10, "compile_timeout": 60});
-    api.post("/run_code", &body)
+    api.post::<Value>("/run_code", &body)
         .await
         .map_err(|e| anyhow::anyhow!("/run_code {language}: {e}"))
 }
@@ -503,8 +503,8 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
     // Code judged inside the container: Python, C, C++, Go and Rust, the compilers confined under the
     // container's seccomp profile, as /v1/capabilities says, and the interpreters the image
     // carries (Lua, SQLite, QuickJS, Ruby, TypeScript on QuickJS).
-    let api = Api::new(&p.url(), Duration::from_secs(120));
-    let caps = api.get("/v1/capabilities").await?;
+    let api = Client::new(&p.url(), None, Duration::from_secs(120))?;
+    let caps: Value = api.get("/v1/capabilities").await?;
     p.log(&format!("capabilities: {caps}"));
     for lang in [
         "python",
@@ -605,7 +605,7 @@ async fn the_compose_stack_starts_scores_trains_and_keeps_its_data_across_a_rest
     let db = sqlx::PgPool::connect(&p.database_url()).await?;
     let after = sql_count(&db, "select count(*) from rollouts").await?;
     assert_eq!(after, before, "rollouts kept across down/up");
-    let page = api.get("/v1/rollouts?run=demo").await?;
+    let page: Value = api.get("/v1/rollouts?run=demo").await?;
     assert!(
         page.to_string().contains(demo),
         "the walk-through's rollout served after the restart: {page}"

@@ -22,7 +22,7 @@ const SETUP: &str = "scripts/setup.d/41-k8s-validate.sh";
 const K8S_VERSIONS: &[&str] = &["1.30.0", "1.37.0"];
 /// Variables the programs read outside their flags.
 const VERIFIER_NON_FLAG_ENV: &[&str] = &["RUST_LOG"]; // tracing's EnvFilter
-// tracing's EnvFilter (trainer/src/main.rs); the token it calls with (trainer/src/client.rs).
+// tracing's EnvFilter and the token it calls with (both read in trainer/src/main.rs).
 const TRAINER_NON_FLAG_ENV: &[&str] = &["RUST_LOG", "HACRL_TOKEN"];
 
 fn read(rel: &str) -> String {

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use splitmix::SplitMix64;
 use uuid::Uuid;
 
-use crate::client::Api;
+use wire::client::Client;
+
+use crate::client;
 use crate::workload::{self, CodeItem, Examples, MathItem, Program};
 
 /// How hard and how long to push.
@@ -34,7 +36,7 @@ pub struct LoadConfig {
 
 /// Tasks and agents the load is made of.
 pub struct Fixture {
-    api: Api,
+    api: Client,
     agents: [Uuid; 2],
     math: Vec<(Uuid, MathItem)>,
     code: Vec<(Uuid, CodeItem)>,
@@ -43,17 +45,17 @@ pub struct Fixture {
 impl Fixture {
     /// Registers two agents and makes sure the example tasks are in the pool (uploading them is
     /// idempotent, so this works whether or not `scripts/up` imported the same files).
-    pub async fn prepare(api: &Api, examples: &Examples) -> anyhow::Result<Self> {
+    pub async fn prepare(api: &Client, examples: &Examples) -> anyhow::Result<Self> {
         let agents = [
-            api.agent("load-qwen3", "qwen3").await?,
-            api.agent("load-llama", "llama").await?,
+            client::agent(api, "load-qwen3", "qwen3").await?,
+            client::agent(api, "load-llama", "llama").await?,
         ];
-        api.upload_tasks("gsm8k", Examples::raw(&examples.gsm8k_file)?)
+        api.upload_tasks("gsm8k", &Examples::raw(&examples.gsm8k_file)?)
             .await?;
-        api.upload_tasks("humaneval", Examples::raw(&examples.humaneval_file)?)
+        api.upload_tasks("humaneval", &Examples::raw(&examples.humaneval_file)?)
             .await?;
-        let math_ids = api.task_ids("gsm8k").await?;
-        let code_ids = api.task_ids("humaneval").await?;
+        let math_ids = client::task_ids(api, "gsm8k").await?;
+        let code_ids = client::task_ids(api, "humaneval").await?;
         let pick = |ids: &std::collections::HashMap<String, Uuid>, ext: &str| {
             ids.get(ext)
                 .copied()
@@ -290,7 +292,7 @@ pub async fn run(fixture: Arc<Fixture>, cfg: &LoadConfig) -> anyhow::Result<Load
                 }
                 let (rollouts, expects) = batch(&f, &cfg, &mut choices, request as i64);
                 let sent = Instant::now();
-                let outcome = f.api.submit(&rollouts).await;
+                let outcome = client::submit(&f.api, &rollouts).await;
                 tally.latencies.push(sent.elapsed());
                 done.fetch_add(1, Ordering::Relaxed);
                 match outcome {

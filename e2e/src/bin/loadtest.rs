@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use e2e::client::Api;
 use e2e::load::{self, Fixture, LoadConfig};
 use e2e::workload::Examples;
+use wire::client::Client;
 
 /// Load-tests a running verifier on loopback.
 #[derive(Parser)]
@@ -68,8 +68,8 @@ async fn run(a: Args) -> anyhow::Result<bool> {
     anyhow::ensure!(a.batch.iter().all(|&b| b > 0), "--batch must be positive");
     let data = a.data.unwrap_or_else(e2e::example_data);
     let examples = Examples::load(&data)?;
-    let api = Api::new(&a.url, Duration::from_secs(a.timeout_secs));
-    api.get("/readyz")
+    let api = Client::new(&a.url, None, Duration::from_secs(a.timeout_secs))?;
+    api.get::<serde_json::Value>("/readyz")
         .await
         .map_err(|e| anyhow::anyhow!("{e} (is the service up? start it with scripts/up)"))?;
     eprintln!(

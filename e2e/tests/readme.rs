@@ -131,7 +131,7 @@ fn route_matches(route: &str, path: &str) -> bool {
 
 /// Workspace package names (`cargo … -p NAME`).
 fn packages() -> BTreeSet<String> {
-    ["sandbox", "verifier", "trainer", "tests"]
+    ["sandbox", "verifier", "trainer", "e2e"]
         .iter()
         .map(|m| {
             let toml = read(&format!("{m}/Cargo.toml"));
@@ -313,7 +313,7 @@ fn nothing_refers_to_a_folder_outside_the_repository() {
     let mut offenders = Vec::new();
     // Each file with the folder its relative paths resolve from, as a depth below the root: the
     // scripts `cd` to the root, compose and the Dockerfiles build from it, the e2e crate's Rust
-    // paths start at its manifest folder (tests/).
+    // paths start at its manifest folder (e2e/).
     for (rel, depth) in [
         ("compose.yaml", 0),
         (".env.example", 0),
@@ -323,7 +323,7 @@ fn nothing_refers_to_a_folder_outside_the_repository() {
         ("scripts/postgres", 0),
         ("docker/verifier.Dockerfile", 0),
         ("docker/trainer.Dockerfile", 0),
-        ("tests/src/lib.rs", 1),
+        ("e2e/src/lib.rs", 1),
     ] {
         for (n, line) in read(rel).lines().enumerate() {
             if line.contains("/work/shared") || climbs_above(line) > depth {

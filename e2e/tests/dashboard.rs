@@ -10,11 +10,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use e2e::client::Api;
+use e2e::client;
 
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Value, json};
 use testkit::{VerifierProcess, repo_root};
+use wire::client::Client;
 
 const RUN: &str = "dash/run 1";
 const AGENTS: [&str; 2] = ["alpha", "beta"];
@@ -233,7 +234,7 @@ fn text(e: &ElementRef) -> String {
 }
 
 struct Seeded {
-    api: Api,
+    api: Client,
     agents: Vec<String>,
     tasks: Vec<String>,
 }
@@ -293,10 +294,10 @@ impl Seeded {
 }
 
 async fn seed(url: &str) -> Seeded {
-    let api = Api::new(url, Duration::from_secs(60));
+    let api = Client::new(url, None, Duration::from_secs(60)).unwrap();
     let mut agents = Vec::new();
     for (name, family) in AGENTS.iter().zip(["llama", "qwen3"]) {
-        agents.push(api.agent(name, family).await.unwrap().to_string());
+        agents.push(client::agent(&api, name, family).await.unwrap().to_string());
     }
     let mut s = Seeded {
         api,
@@ -312,7 +313,7 @@ async fn seed(url: &str) -> Seeded {
         "dataset": "dash", "external_id": id, "kind": "math", "prompt": prompt, "reference": gold,
     })).collect::<Vec<_>>()});
     s.post("/v1/tasks", body).await;
-    let ids = s.api.task_ids("dash").await.unwrap();
+    let ids = client::task_ids(&s.api, "dash").await.unwrap();
     s.tasks = tasks.iter().map(|(id, ..)| ids[*id].to_string()).collect();
     for step in 0..STEPS {
         s.step(step).await;
