@@ -10,6 +10,7 @@ mod support;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use support::TestService;
+use support::dataset::{self, Problem, response, statuses};
 use verifier::code::{CodeReference, Judge, JudgeConfig};
 
 use sandbox::Language;
@@ -21,45 +22,8 @@ const PROBLEMS_PATH: &str = concat!(
     "/../data/special-judge/problems.jsonl"
 );
 
-/// One problem of the set: its task line and its solutions' line.
-struct Problem {
-    id: String,
-    task: Value,
-    solutions: Value,
-}
-
 fn problems() -> Vec<Problem> {
-    let lines = |text: &str| -> Vec<Value> {
-        text.lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let solutions = lines(SOLUTIONS);
-    lines(PROBLEMS)
-        .into_iter()
-        .map(|task| {
-            let id = task["external_id"].as_str().unwrap().to_string();
-            let solutions = solutions
-                .iter()
-                .find(|s| s["external_id"] == id)
-                .unwrap_or_else(|| panic!("{id}: no solutions"))
-                .clone();
-            Problem {
-                id,
-                task,
-                solutions,
-            }
-        })
-        .collect()
-}
-
-/// A model response holding `program` (`{"language", "source"}`) in a fenced block.
-fn response(program: &Value) -> String {
-    format!(
-        "Here it is:\n```{}\n{}```\n",
-        program["language"].as_str().unwrap(),
-        program["source"].as_str().unwrap()
-    )
+    dataset::problems(PROBLEMS, SOLUTIONS)
 }
 
 /// A Python program that prints each case's expected answer: the reference answer as a
@@ -86,15 +50,6 @@ fn answer_printer(reference: &Value) -> String {
 async fn judged(judge: &Judge, reference: &Value, response: &str) -> Value {
     let reference: CodeReference = serde_json::from_value(reference.clone()).unwrap();
     serde_json::to_value(judge.judge(&reference, "", response).await).unwrap()
-}
-
-fn statuses(v: &Value) -> Vec<&str> {
-    v["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect()
 }
 
 /// Whether the verdict passed every case with reward 1.

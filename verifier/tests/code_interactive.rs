@@ -7,6 +7,7 @@ mod support;
 
 use serde_json::{Value, json};
 use support::TestService;
+use support::dataset::{self, Problem, response, statuses};
 use verifier::code::CodeReference;
 
 const PROBLEMS: &str = include_str!("../../data/interactive/problems.jsonl");
@@ -17,58 +18,12 @@ const PROBLEMS_PATH: &str = concat!(
 );
 const KINDS: [&str; 4] = ["right", "wrong", "slow", "chatty"];
 
-/// One problem: its task line and its solutions' line.
-struct Problem {
-    id: String,
-    task: Value,
-    solutions: Value,
-}
-
 fn problems() -> Vec<Problem> {
-    let lines = |text: &str| -> Vec<Value> {
-        text.lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let solutions = lines(SOLUTIONS);
-    lines(PROBLEMS)
-        .into_iter()
-        .map(|task| {
-            let id = task["external_id"].as_str().unwrap().to_string();
-            let solutions = solutions
-                .iter()
-                .find(|s| s["external_id"] == id)
-                .unwrap_or_else(|| panic!("{id}: no solutions"))
-                .clone();
-            Problem {
-                id,
-                task,
-                solutions,
-            }
-        })
-        .collect()
+    dataset::problems(PROBLEMS, SOLUTIONS)
 }
 
 fn problem(id: &str) -> Problem {
     problems().into_iter().find(|p| p.id == id).unwrap()
-}
-
-/// A model response holding `program` (`{"language", "source"}`) in a fenced block.
-fn response(program: &Value) -> String {
-    format!(
-        "Here it is:\n```{}\n{}```\n",
-        program["language"].as_str().unwrap(),
-        program["source"].as_str().unwrap()
-    )
-}
-
-fn statuses(v: &Value) -> Vec<&str> {
-    v["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect()
 }
 
 /// The verdict of `/v1/verify/code` (always a 200: a judge error is a verdict too).

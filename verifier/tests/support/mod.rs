@@ -2,6 +2,8 @@
 //! schema of its own inside the run's throwaway database (`DATABASE_URL`, set by scripts/test).
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+pub mod dataset;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
