@@ -7,7 +7,6 @@ use anyhow::Result;
 use wasmtime::{Instance, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-use super::identity::{Inodes, renumber_inodes};
 use super::{Guest, Host, Metered, ending_of, execute};
 use crate::admission::Grant;
 use crate::config::Limits;
@@ -17,10 +16,8 @@ use crate::program::Program;
 
 /// Store data for WASI preview 1 command modules (full Python, C, C++, the interpreters).
 pub(crate) struct CommandState {
-    pub(super) ctx: WasiP1Ctx,
+    ctx: WasiP1Ctx,
     meter: MemoryMeter,
-    /// The run's own inode numbers ([`super::identity`]).
-    pub(super) inodes: Inodes,
     /// Lua's protected calls in flight, each a nested guest call (`interpreters`).
     pub(crate) protected_depth: u32,
 }
@@ -41,7 +38,6 @@ pub(crate) fn command_linker(engine: &wasmtime::Engine) -> Result<wasmtime::Link
     let mut linker = wasmtime::Linker::new(engine);
     wasmtime_wasi::p1::add_to_linker_async(&mut linker, command_wasi)
         .map_err(|e| anyhow::anyhow!("linking WASI preview 1: {e:?}"))?;
-    renumber_inodes(&mut linker)?;
     Ok(linker)
 }
 
@@ -89,7 +85,6 @@ pub(crate) async fn run_module(
         |mut builder, meter| CommandState {
             ctx: builder.build_p1(),
             meter,
-            inodes: Inodes::default(),
             protected_depth: 0,
         },
         async |store: &mut Store<CommandState>| {

@@ -6,7 +6,6 @@
 mod classify;
 mod command;
 mod determinism;
-mod identity;
 pub(crate) mod slicing;
 
 pub(crate) use command::{CommandState, command_linker, run_command, run_module};

@@ -298,7 +298,7 @@ impl Python {
         .await
     }
 
-    /// One run of `python -c SOURCE` on the full CPython 3.12 module.
+    /// One run of `python -P -c SOURCE` on the full CPython 3.12 module.
     async fn run_full(
         &self,
         host: &Host,
@@ -316,9 +316,11 @@ impl Python {
             program,
             limits,
             Guest {
-                // The working folder stays on sys.path (its imports stat it; the inode number
-                // they see is the run's own, instance::identity).
-                args: &["python", "-c", &program.source],
+                // -P: the working folder is not on sys.path, as on the other two runtimes.
+                // With it there, every import of a module outside the standard library stat'ed
+                // the folder, whose inode (a hash of the host's, another per run) changed the
+                // interpreter's work by ~500 instructions in 1 run of 8 (issue 51's flaky fuel).
+                args: &["python", "-P", "-c", &program.source],
                 folder_name: ".",
                 runtime: Runtime::PythonFull,
                 source_file: None,
