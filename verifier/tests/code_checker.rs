@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::TestService;
+use support::{TestService, statuses};
 use verifier::code::{CodeReference, CodeVerdict, Judge, JudgeConfig};
 
 use sandbox::{Language, Program, ProgramFile, RunError};
@@ -91,15 +91,6 @@ fn clang(judge: &Judge) -> bool {
         eprintln!("clang wasm32-wasi toolchain not installed: C++ checker checks skipped");
     }
     ok
-}
-
-fn statuses(v: &Value) -> Vec<&str> {
-    v["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect()
 }
 
 /// What the checker wrote of case `i` ("" when nothing).

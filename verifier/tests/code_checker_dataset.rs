@@ -10,7 +10,8 @@ mod support;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use support::TestService;
-use support::dataset::{self, Problem, response, statuses};
+use support::dataset::{self, Problem, response};
+use support::statuses;
 use verifier::code::{CodeReference, Judge, JudgeConfig};
 
 use sandbox::Language;

@@ -7,7 +7,8 @@ mod support;
 
 use serde_json::{Value, json};
 use support::TestService;
-use support::dataset::{self, Problem, response, statuses};
+use support::dataset::{self, Problem, response};
+use support::statuses;
 use verifier::code::CodeReference;
 
 const PROBLEMS: &str = include_str!("../../data/interactive/problems.jsonl");

@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::TestService;
+use support::{TestService, statuses};
 
 const PROMPT: &str = "def add(a: int, b: int) -> int:\n    \"\"\"Adds two numbers.\"\"\"\n";
 const TEST: &str =
@@ -145,13 +145,7 @@ async fn stdio_style_compares_lines_with_float_tolerance_and_scores_fractions() 
     );
     assert_eq!(v["reward"].as_f64(), Some(0.75));
     assert_eq!(v["correct"], false);
-    let statuses: Vec<&str> = v["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(statuses, ["passed", "passed", "passed", "wrong_answer"]);
+    assert_eq!(statuses(&v), ["passed", "passed", "passed", "wrong_answer"]);
     assert_eq!(v["cases"][3]["got"], "10   \n");
     assert_eq!(v["cases"][3]["expected"], "11\n");
 

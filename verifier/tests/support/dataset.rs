@@ -44,13 +44,3 @@ pub fn response(program: &Value) -> String {
         program["source"].as_str().unwrap()
     )
 }
-
-/// Each case's status in a verdict.
-pub fn statuses(v: &Value) -> Vec<&str> {
-    v["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect()
-}

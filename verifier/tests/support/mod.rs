@@ -19,6 +19,16 @@ use verifier::{code, pool};
 
 pub use testkit::{database_url, with_schema};
 
+/// Each case's status in a code verdict.
+pub fn statuses(v: &Value) -> Vec<&str> {
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect()
+}
+
 /// The Prometheus text a service at `base_url` exposes on `/metrics`.
 pub async fn metrics_text(base_url: &str) -> String {
     reqwest::get(format!("{base_url}/metrics"))
